@@ -1,0 +1,69 @@
+// Command jujud is the controller daemon: store, API server, provisioner and local agents.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/core/version"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	v := viper.New()
+	v.SetEnvPrefix("JUJUD")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	cmd := &cobra.Command{
+		Use:           "jujud",
+		Short:         "The juju controller daemon",
+		Version:       version.Current,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := daemon.Config{
+				DataDir:        v.GetString("data-dir"),
+				ControllerName: v.GetString("controller-name"),
+				APIAddr:        v.GetString("api-addr"),
+				NoFsync:        v.GetBool("unsafe-no-fsync"),
+				Log:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
+			}
+			if eps := v.GetString("etcd-endpoints"); eps != "" {
+				cfg.EtcdEndpoints = strings.Split(eps, ",")
+			}
+			if cfg.DataDir == "" {
+				return fmt.Errorf("--data-dir is required")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return daemon.Run(ctx, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.String("data-dir", "", "directory for the store, certificates and instances (created 0700)")
+	f.String("controller-name", "local", "name of the controller")
+	f.String("api-addr", "127.0.0.1:17070", "address the API listens on (port 0: any free port)")
+	f.String("etcd-endpoints", "", "comma-separated endpoints of an existing etcd cluster instead of the embedded one")
+	f.Bool("unsafe-no-fsync", false, "do not fsync the embedded store (tests and benchmarks only)")
+	_ = f.MarkHidden("unsafe-no-fsync")
+	_ = v.BindPFlags(f)
+	cmd.SetArgs(args)
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "ERROR %v\n", err)
+		return 1
+	}
+	return 0
+}

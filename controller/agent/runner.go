@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/jujuclone/juju/client"
+)
+
+// Runner starts agents as goroutines of the controller process, sharing one connection to the
+// API; each agent still authenticates every call as itself, so moving agents into their own
+// processes later changes no agent code.
+type Runner struct {
+	ctx    context.Context
+	conn   *grpc.ClientConn
+	log    *slog.Logger
+	mu     sync.Mutex
+	agents map[string]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewRunner returns a runner whose agents stop when ctx ends.
+func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger) *Runner {
+	return &Runner{ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}}
+}
+
+// StartMachineAgent starts the machine agent configured in dir, unless it runs already.
+func (r *Runner) StartMachineAgent(dir string) error {
+	conf, err := ReadConf(dir)
+	if err != nil {
+		return err
+	}
+	r.start(dir, func(ctx context.Context) error {
+		return (&machineAgent{runner: r, dir: dir, conf: conf, c: r.client(conf)}).run(ctx)
+	})
+	return nil
+}
+
+// StartUnitAgent starts the unit agent configured in dir, unless it runs already.
+func (r *Runner) StartUnitAgent(dir string) error {
+	conf, err := ReadConf(dir)
+	if err != nil {
+		return err
+	}
+	r.start(dir, func(ctx context.Context) error {
+		return (&unitAgent{dir: dir, conf: conf, c: r.client(conf)}).run(ctx)
+	})
+	return nil
+}
+
+// Stop stops the agent of dir.
+func (r *Runner) Stop(dir string) {
+	r.mu.Lock()
+	cancel, ok := r.agents[dir]
+	delete(r.agents, dir)
+	r.mu.Unlock()
+	if ok {
+		cancel()
+	}
+}
+
+// Wait waits for every agent to stop (after the runner's context ended).
+func (r *Runner) Wait() { r.wg.Wait() }
+
+func (r *Runner) client(conf Conf) *client.Client {
+	return client.NewFromConn(r.conn, client.Config{
+		Endpoint: conf.APIAddr, CACert: []byte(conf.CACert), Tag: conf.Tag, Password: conf.Password,
+		Model: conf.Model, Timeout: 30 * time.Second,
+	})
+}
+
+// start runs fn until it returns nil or the runner stops, restarting it after failures.
+func (r *Runner) start(dir string, fn func(ctx context.Context) error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.agents[dir]; ok || r.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.agents[dir] = cancel
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		backoff := 100 * time.Millisecond
+		for {
+			err := fn(ctx)
+			if err == nil || ctx.Err() != nil {
+				return
+			}
+			r.log.Warn("agent failed; restarting", "dir", dir, "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 5*time.Second)
+		}
+	}()
+}

@@ -1,0 +1,174 @@
+package apiserver
+
+import (
+	"context"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/controller/state"
+)
+
+// agentServer answers machine and unit agents about their own entities only.
+type agentServer struct {
+	pb.UnimplementedAgentServiceServer
+	*service
+}
+
+var errDenied = apierr.Errorf(apierr.PermissionDenied, "permission denied")
+
+// agentModel checks the caller may act in model and returns its UUID.
+func (s *agentServer) agentModel(ctx context.Context, model string) (string, Entity, error) {
+	e := entityFrom(ctx)
+	if e.IsAdmin() {
+		m, err := s.model(ctx, model)
+		if err != nil {
+			return "", e, err
+		}
+		return m.Uuid, e, nil
+	}
+	if model != e.Model {
+		return "", e, errDenied
+	}
+	return e.Model, e, nil
+}
+
+// canActOnMachine: the admin, or the machine's own agent.
+func canActOnMachine(e Entity, id string) bool {
+	return e.IsAdmin() || (e.Kind == "machine" && e.ID == id)
+}
+
+// unitFor reads a unit the caller may act on: the admin, the unit itself, or the machine agent
+// the unit is assigned to (its deployer).
+func (s *agentServer) unitFor(ctx context.Context, uuid string, e Entity, name string) (*storepb.Unit, error) {
+	if !e.IsAdmin() && e.Kind == "unit" && e.ID != name {
+		return nil, errDenied
+	}
+	u, err := s.st.Unit(ctx, uuid, name)
+	if err != nil {
+		if e.IsAdmin() {
+			return nil, err
+		}
+		return nil, errDenied
+	}
+	if e.Kind == "machine" && u.MachineId != e.ID {
+		return nil, errDenied
+	}
+	return u, nil
+}
+
+func (s *agentServer) GetMachine(ctx context.Context, req *pb.AgentEntity) (*pb.AgentMachine, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if !canActOnMachine(e, req.Id) {
+		return nil, errDenied
+	}
+	m, err := s.st.Machine(ctx, uuid, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.AgentMachine{
+		Id: m.Id, Life: m.Life, InstanceId: m.InstanceId, Base: pbBase(m.Base), Jobs: m.Jobs, Constraints: m.Constraints,
+	}, nil
+}
+
+func (s *agentServer) SetMachineStatus(ctx context.Context, req *pb.SetStatusRequest) (*pb.SetStatusResponse, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if !canActOnMachine(e, req.Id) {
+		return nil, errDenied
+	}
+	if req.Status == nil || req.Status.Status == "" {
+		return nil, apierr.Errorf(apierr.NotValid, "no status given")
+	}
+	return &pb.SetStatusResponse{}, s.st.SetMachineStatus(ctx, uuid, req.Id, req.Status.Status, req.Status.Message)
+}
+
+func (s *agentServer) MachineUnits(ctx context.Context, req *pb.AgentEntity) (*pb.AgentUnits, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if !canActOnMachine(e, req.Id) {
+		return nil, errDenied
+	}
+	units, err := s.st.MachineUnits(ctx, uuid, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	resp := &pb.AgentUnits{}
+	for _, u := range units {
+		resp.Units = append(resp.Units, agentUnit(u))
+	}
+	return resp, nil
+}
+
+func (s *agentServer) GetUnit(ctx context.Context, req *pb.AgentEntity) (*pb.AgentUnit, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.unitFor(ctx, uuid, e, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return agentUnit(u), nil
+}
+
+func (s *agentServer) SetUnitPassword(ctx context.Context, req *pb.SetPasswordRequest) (*pb.SetPasswordResponse, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if e.Kind == "unit" {
+		return nil, errDenied // only the deployer sets a unit's credential
+	}
+	if _, err := s.unitFor(ctx, uuid, e, req.Id); err != nil {
+		return nil, err
+	}
+	if len(req.Password) < 16 {
+		return nil, apierr.Errorf(apierr.NotValid, "password too short")
+	}
+	return &pb.SetPasswordResponse{}, s.st.SetUnitPassword(ctx, uuid, req.Id, state.HashPassword(req.Password))
+}
+
+func (s *agentServer) SetUnitStatus(ctx context.Context, req *pb.SetUnitStatusRequest) (*pb.SetStatusResponse, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.unitFor(ctx, uuid, e, req.Id); err != nil {
+		return nil, err
+	}
+	st := state.UnitStatus{PublicAddress: req.PublicAddress}
+	if req.AgentStatus != nil {
+		st.Agent = &storepb.Status{Status: req.AgentStatus.Status, Message: req.AgentStatus.Message}
+	}
+	if req.WorkloadStatus != nil {
+		st.Workload = &storepb.Status{Status: req.WorkloadStatus.Status, Message: req.WorkloadStatus.Message}
+	}
+	return &pb.SetStatusResponse{}, s.st.SetUnitStatus(ctx, uuid, req.Id, st)
+}
+
+func (s *agentServer) GetCharmArchive(ctx context.Context, req *pb.CharmRef) (*pb.CharmArchive, error) {
+	uuid, _, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.st.CharmArchive(ctx, uuid, req.Url)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.CharmArchive{Url: req.Url, Archive: data}, nil
+}
+
+func agentUnit(u *storepb.Unit) *pb.AgentUnit {
+	return &pb.AgentUnit{
+		Name: u.Name, Application: u.Application, Life: u.Life, CharmUrl: u.CharmUrl, Machine: u.MachineId,
+		Principal: u.Principal, AgentStatus: statusInfo(u.AgentStatus), WorkloadStatus: statusInfo(u.WorkloadStatus),
+	}
+}

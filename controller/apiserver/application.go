@@ -1,0 +1,100 @@
+package apiserver
+
+import (
+	"context"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/names"
+)
+
+type applicationServer struct {
+	pb.UnimplementedApplicationServiceServer
+	*service
+}
+
+func (s *applicationServer) UploadCharm(ctx context.Context, req *pb.UploadCharmRequest) (*pb.UploadCharmResponse, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := s.st.AddCharm(ctx, m.Uuid, req.Archive)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.UploadCharmResponse{Url: ch.Url, Revision: ch.Revision}, nil
+}
+
+func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (*pb.DeployResponse, error) {
+	if req.NumUnits < 0 {
+		return nil, apierr.Errorf(apierr.NotValid, "--num-units must be a positive integer")
+	}
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	b := ""
+	if req.Base != nil {
+		b = req.Base.Name + "@" + req.Base.Channel
+	}
+	app, err := s.st.Deploy(ctx, m.Uuid, state.DeployArgs{
+		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
+		Config: req.Config, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
+	})
+	if err != nil {
+		return nil, err
+	}
+	resp := &pb.DeployResponse{}
+	if app.Subordinate || req.NumUnits == 0 {
+		return resp, nil
+	}
+	resp.Units, err = s.st.AddUnits(ctx, m.Uuid, req.Application, int(req.NumUnits), placements(req.Placement))
+	return resp, err
+}
+
+func (s *applicationServer) AddUnits(ctx context.Context, req *pb.AddUnitsRequest) (*pb.AddUnitsResponse, error) {
+	if err := names.ValidateApplicationName(req.Application); err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+	}
+	if req.NumUnits < 1 {
+		return nil, apierr.Errorf(apierr.NotValid, "--num-units must be a positive integer")
+	}
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	units, err := s.st.AddUnits(ctx, m.Uuid, req.Application, int(req.NumUnits), placements(req.Placement))
+	return &pb.AddUnitsResponse{Units: units}, err
+}
+
+func (s *applicationServer) GetConstraints(ctx context.Context, req *pb.ApplicationRef) (*pb.Constraints, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	app, err := s.st.Application(ctx, m.Uuid, req.Application)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.Constraints{Value: app.Constraints}, nil
+}
+
+func (s *applicationServer) SetConstraints(ctx context.Context, req *pb.SetConstraintsRequest) (*pb.SetConstraintsResponse, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.st.SetApplicationConstraints(ctx, m.Uuid, req.Application, req.Constraints); err != nil {
+		return nil, err
+	}
+	return &pb.SetConstraintsResponse{}, nil
+}
+
+func placements(ps []*pb.Placement) []state.Placement {
+	out := make([]state.Placement, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, state.Placement{Scope: p.Scope, Directive: p.Directive})
+	}
+	return out
+}

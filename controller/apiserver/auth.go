@@ -1,0 +1,172 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/controller/state"
+)
+
+// Metadata keys that carry credentials on every call.
+const (
+	MetaTag      = "x-juju-tag"
+	MetaPassword = "x-juju-password"
+	MetaModel    = "x-juju-model"
+)
+
+// AdminTag is the controller's one user.
+const AdminTag = "user-admin"
+
+// Entity is the authenticated caller.
+type Entity struct {
+	Tag   string
+	Kind  string // "user", "machine" or "unit"
+	ID    string // machine id or unit name
+	Model string // agents: their model's UUID
+}
+
+// IsAdmin reports whether the caller is the admin user.
+func (e Entity) IsAdmin() bool { return e.Kind == "user" }
+
+type entityKey struct{}
+
+func entityFrom(ctx context.Context) Entity {
+	e, _ := ctx.Value(entityKey{}).(Entity)
+	return e
+}
+
+// authenticator checks credentials against the store, caching stored hashes briefly so an agent's
+// calls do not each cost a store read.
+type authenticator struct {
+	st    *state.State
+	mu    sync.Mutex
+	cache map[string]cachedHash
+}
+
+type cachedHash struct {
+	hash    string
+	expires time.Time
+}
+
+const authCacheTTL = 5 * time.Second
+
+// parseTag turns "machine-3" / "unit-my-app-0" / "user-admin" into kind and id.
+func parseTag(tag string) (kind, id string, ok bool) {
+	kind, rest, found := strings.Cut(tag, "-")
+	if !found || rest == "" {
+		return "", "", false
+	}
+	switch kind {
+	case "user", "machine":
+		return kind, rest, true
+	case "unit":
+		i := strings.LastIndex(rest, "-")
+		if i <= 0 || i == len(rest)-1 {
+			return "", "", false
+		}
+		return kind, rest[:i] + "/" + rest[i+1:], true
+	}
+	return "", "", false
+}
+
+func (a *authenticator) authenticate(ctx context.Context) (Entity, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	first := func(k string) string {
+		if v := md.Get(k); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	tag, password, model := first(MetaTag), first(MetaPassword), first(MetaModel)
+	if tag == "" || password == "" {
+		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "no credentials provided")
+	}
+	kind, id, ok := parseTag(tag)
+	if !ok || (kind == "user" && tag != AdminTag) || (kind != "user" && model == "") {
+		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "invalid entity name or password")
+	}
+	stored, err := a.storedHash(ctx, kind, id, model)
+	if err != nil || stored == "" ||
+		subtle.ConstantTimeCompare([]byte(stored), []byte(state.HashPassword(password))) != 1 {
+		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "invalid entity name or password")
+	}
+	return Entity{Tag: tag, Kind: kind, ID: id, Model: model}, nil
+}
+
+func (a *authenticator) storedHash(ctx context.Context, kind, id, model string) (string, error) {
+	key := kind + "|" + id + "|" + model
+	now := time.Now()
+	a.mu.Lock()
+	c, ok := a.cache[key]
+	a.mu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.hash, nil
+	}
+	var hash string
+	switch kind {
+	case "user":
+		ctrl, err := a.st.Controller(ctx)
+		if err != nil {
+			return "", err
+		}
+		hash = ctrl.AdminPasswordHash
+	case "machine":
+		m, err := a.st.Machine(ctx, model, id)
+		if err != nil {
+			return "", err
+		}
+		hash = m.PasswordHash
+	case "unit":
+		u, err := a.st.Unit(ctx, model, id)
+		if err != nil {
+			return "", err
+		}
+		hash = u.PasswordHash
+	}
+	a.mu.Lock()
+	a.cache[key] = cachedHash{hash: hash, expires: now.Add(authCacheTTL)}
+	a.mu.Unlock()
+	return hash, nil
+}
+
+// agentMethods may be called by agents; every other method is the admin's alone.
+func agentAllowed(fullMethod string) bool {
+	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch"
+}
+
+func (a *authenticator) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	e, err := a.authenticate(ctx)
+	if err != nil {
+		return nil, apierr.ToStatus(err)
+	}
+	if !e.IsAdmin() && !agentAllowed(info.FullMethod) {
+		return nil, apierr.ToStatus(apierr.Errorf(apierr.PermissionDenied, "permission denied"))
+	}
+	resp, err := handler(context.WithValue(ctx, entityKey{}, e), req)
+	return resp, apierr.ToStatus(err)
+}
+
+type authedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *authedStream) Context() context.Context { return s.ctx }
+
+func (a *authenticator) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	e, err := a.authenticate(ss.Context())
+	if err != nil {
+		return apierr.ToStatus(err)
+	}
+	if !e.IsAdmin() && !agentAllowed(info.FullMethod) {
+		return apierr.ToStatus(apierr.Errorf(apierr.PermissionDenied, "permission denied"))
+	}
+	return apierr.ToStatus(handler(srv, &authedStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), entityKey{}, e)}))
+}

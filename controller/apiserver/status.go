@@ -1,0 +1,305 @@
+package apiserver
+
+import (
+	"context"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/base"
+	"github.com/jujuclone/juju/core/version"
+)
+
+type statusServer struct {
+	pb.UnimplementedStatusServiceServer
+	*service
+}
+
+func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest) (*pb.FullStatusResponse, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.st.Snapshot(ctx, m.Uuid)
+	if err != nil {
+		return nil, err
+	}
+	resp := fullStatus(snap, s.cfg.ControllerName)
+	resp.ControllerTime = s.cfg.Now().UnixNano()
+	if len(req.Patterns) > 0 {
+		filter(resp, req.Patterns)
+	}
+	return resp, nil
+}
+
+// fullStatus turns one snapshot into the API's status shape.
+func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse {
+	mv := modelView(snap.Model)
+	resp := &pb.FullStatusResponse{
+		Revision: snap.Revision,
+		Model: &pb.ModelStatus{
+			Name: mv.Name, Uuid: mv.Uuid, Controller: controller, Cloud: mv.Cloud, Region: mv.Region,
+			Version: version.Current, Type: mv.Type, Status: mv.Status, Life: mv.Life,
+		},
+	}
+	for _, m := range snap.Machines {
+		resp.Machines = append(resp.Machines, &pb.MachineStatus{
+			Id: m.Id, Life: m.Life, Base: pbBase(m.Base), Constraints: m.Constraints, Hardware: m.Hardware,
+			InstanceId: m.InstanceId, DnsName: m.DnsName, AgentStatus: statusInfo(m.AgentStatus),
+			InstanceStatus: statusInfo(m.InstanceStatus), Jobs: m.Jobs, Hostname: m.Hostname,
+		})
+	}
+	apps := map[string]*pb.ApplicationStatus{}
+	for _, a := range snap.Applications {
+		as := &pb.ApplicationStatus{
+			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
+			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed, UnitCount: a.UnitCount,
+		}
+		if a.Status != nil && a.Status.Status != "" {
+			as.Status = statusInfo(a.Status)
+		}
+		if ch, ok := snap.Charms[a.CharmUrl]; ok {
+			as.CharmName, as.CharmRev = ch.Name, ch.Revision
+		}
+		apps[a.Name] = as
+		resp.Applications = append(resp.Applications, as)
+	}
+	leaders := map[string]string{}
+	for _, a := range snap.Applications {
+		leaders[a.Name] = a.Leader
+	}
+	for _, u := range snap.Units {
+		as, ok := apps[u.Application]
+		if !ok {
+			continue
+		}
+		as.Units = append(as.Units, &pb.UnitStatus{
+			Name: u.Name, Machine: u.MachineId, Life: u.Life, AgentStatus: statusInfo(u.AgentStatus),
+			WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,
+			Leader: leaders[u.Application] == u.Name, Principal: u.Principal,
+		})
+	}
+	for _, r := range snap.Relations {
+		rs := &pb.RelationStatus{Id: r.Id, Key: r.Key, Life: r.Life, UnitsInScope: r.UnitCount}
+		for _, ep := range r.Endpoints {
+			rs.Endpoints = append(rs.Endpoints, &pb.RelationEndpoint{
+				Application: ep.Application, Name: ep.Name, Role: ep.Role, Interface: ep.Interface, Scope: ep.Scope,
+			})
+			rs.Interface = ep.Interface
+			if ep.Scope == "container" {
+				rs.Scope = "container"
+			}
+		}
+		if rs.Scope == "" {
+			rs.Scope = "global"
+		}
+		resp.Relations = append(resp.Relations, rs)
+		addEndpointRelations(apps, r)
+	}
+	return resp
+}
+
+// addEndpointRelations fills each application's endpoint → related applications map.
+func addEndpointRelations(apps map[string]*pb.ApplicationStatus, r *storepb.Relation) {
+	for _, ep := range r.Endpoints {
+		as, ok := apps[ep.Application]
+		if !ok {
+			continue
+		}
+		var related []string
+		if len(r.Endpoints) == 1 {
+			related = []string{ep.Application}
+		}
+		for _, other := range r.Endpoints {
+			if other != ep {
+				related = append(related, other.Application)
+			}
+		}
+		var er *pb.EndpointRelations
+		for _, existing := range as.Relations {
+			if existing.Endpoint == ep.Name {
+				er = existing
+			}
+		}
+		if er == nil {
+			er = &pb.EndpointRelations{Endpoint: ep.Name}
+			as.Relations = append(as.Relations, er)
+		}
+		er.Applications = append(er.Applications, related...)
+		sort.Strings(er.Applications)
+		if ep.Scope == "container" {
+			for _, other := range r.Endpoints {
+				if other != ep && as.Subordinate {
+					as.SubordinateTo = appendUnique(as.SubordinateTo, other.Application)
+				}
+			}
+		}
+	}
+}
+
+func appendUnique(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// filter keeps what the selectors match: applications, units and machines by name (with "*"
+// wildcards). A matched unit brings its machine; a matched machine brings its units and their
+// applications; a matched application brings its units and their machines.
+func filter(resp *pb.FullStatusResponse, patterns []string) {
+	match := func(name string) bool {
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, name); ok || p == name {
+				return true
+			}
+			// A machine selector includes its containers.
+			if strings.HasPrefix(name, p+"/") && !strings.Contains(p, "/") {
+				return true
+			}
+		}
+		return false
+	}
+	keepMachines := map[string]bool{}
+	keepApps := map[string]bool{}
+	for _, m := range resp.Machines {
+		if match(m.Id) {
+			keepMachines[m.Id] = true
+		}
+	}
+	for _, a := range resp.Applications {
+		appMatched := match(a.Name)
+		var units []*pb.UnitStatus
+		for _, u := range a.Units {
+			if appMatched || match(u.Name) || keepMachines[u.Machine] {
+				units = append(units, u)
+				if u.Machine != "" {
+					keepMachines[u.Machine] = true
+				}
+			}
+		}
+		a.Units = units
+		if appMatched || len(units) > 0 {
+			keepApps[a.Name] = true
+		}
+	}
+	var machines []*pb.MachineStatus
+	for _, m := range resp.Machines {
+		if keepMachines[m.Id] {
+			machines = append(machines, m)
+		}
+	}
+	resp.Machines = machines
+	var apps []*pb.ApplicationStatus
+	for _, a := range resp.Applications {
+		if keepApps[a.Name] {
+			apps = append(apps, a)
+		}
+	}
+	resp.Applications = apps
+	var rels []*pb.RelationStatus
+	for _, r := range resp.Relations {
+		for _, ep := range r.Endpoints {
+			if keepApps[ep.Application] {
+				rels = append(rels, r)
+				break
+			}
+		}
+	}
+	resp.Relations = rels
+}
+
+func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_WatchServer) error {
+	ctx := stream.Context()
+	e := entityFrom(ctx)
+	var uuid string
+	if e.IsAdmin() {
+		m, err := s.model(ctx, req.Model)
+		if err != nil {
+			return err
+		}
+		uuid = m.Uuid
+	} else {
+		if req.Model != e.Model {
+			return errDenied
+		}
+		uuid = e.Model
+	}
+	if len(req.Targets) == 0 {
+		return apierr.Errorf(apierr.NotValid, "nothing to watch")
+	}
+	var prefixes []string
+	for _, t := range req.Targets {
+		if !s.mayWatch(ctx, e, uuid, t) {
+			return errDenied
+		}
+		p, err := state.KeyPrefix(uuid, t.Kind, t.Id)
+		if err != nil {
+			return err
+		}
+		prefixes = append(prefixes, p)
+	}
+	rev, err := s.st.Revision(ctx)
+	if err != nil {
+		return err
+	}
+	events := s.st.Watch(ctx, uuid, prefixes, rev+1)
+	// The header tells the client the watch is established: every later change will arrive.
+	if err := stream.SendHeader(nil); err != nil {
+		return err
+	}
+	for ev := range events {
+		if err := stream.Send(&pb.WatchEvent{Kind: ev.Kind, Id: ev.ID, Removed: ev.Removed, Revision: ev.Revision}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// mayWatch: agents watch only their own entities (a machine agent: its machine, the units
+// assigned to it; a unit agent: itself and its application).
+func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *pb.WatchTarget) bool {
+	if e.IsAdmin() {
+		return true
+	}
+	switch e.Kind {
+	case "machine":
+		switch t.Kind {
+		case state.KindMachine, state.KindMachineUnits:
+			return t.Id == e.ID
+		case state.KindUnit:
+			u, err := s.st.Unit(ctx, uuid, t.Id)
+			return err == nil && u.MachineId == e.ID
+		}
+	case "unit":
+		switch t.Kind {
+		case state.KindUnit:
+			return t.Id == e.ID
+		case state.KindApplication:
+			app, _, _ := strings.Cut(e.ID, "/")
+			return t.Id == app
+		}
+	}
+	return false
+}
+
+func pbBase(s string) *pb.Base {
+	b, err := base.Parse(s)
+	if err != nil {
+		return nil
+	}
+	return &pb.Base{Name: b.OS, Channel: b.Channel.Track}
+}
+
+func errContainers(scope string) error {
+	if scope == "lxd" || scope == "kvm" {
+		return apierr.Errorf(apierr.NotSupported, "%s containers are not supported by the local provider", scope)
+	}
+	return nil
+}

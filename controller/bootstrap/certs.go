@@ -1,0 +1,154 @@
+// Package bootstrap prepares a controller's data directory on first start: the CA and server
+// certificate, the admin credential, and the bootstrap.json hand-off that `juju bootstrap` reads.
+package bootstrap
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ServerName is the name the server certificate is issued for and clients verify.
+const ServerName = "juju-controller"
+
+// Files in the data directory.
+const (
+	CACertFile     = "ca.crt"
+	CAKeyFile      = "ca.key"
+	ServerCertFile = "server.crt"
+	ServerKeyFile  = "server.key"
+	InfoFile       = "bootstrap.json"
+	PIDFile        = "jujud.pid"
+)
+
+// EnsureCerts creates the CA and server certificate in dir unless they exist, and returns the
+// server's TLS certificate and the CA certificate (PEM).
+func EnsureCerts(dir string) (tls.Certificate, []byte, error) {
+	caPath := filepath.Join(dir, CACertFile)
+	if _, err := os.Stat(caPath); os.IsNotExist(err) {
+		if err := writeCerts(dir); err != nil {
+			return tls.Certificate{}, nil, err
+		}
+	}
+	caPEM, err := os.ReadFile(caPath)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("reading CA certificate: %w", err)
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, ServerCertFile), filepath.Join(dir, ServerKeyFile))
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("loading server certificate: %w", err)
+	}
+	return cert, caPEM, nil
+}
+
+func writeCerts(dir string) error {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generating CA key: %w", err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "juju controller CA", Organization: []string{"juju"}},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(10, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("creating CA certificate: %w", err)
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return fmt.Errorf("parsing CA certificate: %w", err)
+	}
+	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generating server key: %w", err)
+	}
+	srvTmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: ServerName, Organization: []string{"juju"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(10, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{ServerName, "localhost"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
+	}
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("creating server certificate: %w", err)
+	}
+	files := []struct {
+		name  string
+		block *pem.Block
+		mode  os.FileMode
+	}{
+		{CACertFile, &pem.Block{Type: "CERTIFICATE", Bytes: caDER}, 0o644},
+		{CAKeyFile, keyBlock(caKey), 0o600},
+		{ServerCertFile, &pem.Block{Type: "CERTIFICATE", Bytes: srvDER}, 0o644},
+		{ServerKeyFile, keyBlock(srvKey), 0o600},
+	}
+	for _, f := range files {
+		if f.block == nil {
+			return fmt.Errorf("encoding %s", f.name)
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, f.name), pem.EncodeToMemory(f.block), f.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func keyBlock(k *ecdsa.PrivateKey) *pem.Block {
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		return nil
+	}
+	return &pem.Block{Type: "EC PRIVATE KEY", Bytes: der}
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return big.NewInt(time.Now().UnixNano())
+	}
+	return n
+}
+
+// WriteFileAtomic writes through a temporary file and a rename, with mode.
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+// Package daemon runs a controller: the store, the API server, the provisioner and the agents of
+// the local provider, until its context ends.
+package daemon
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/controller/apiserver"
+	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/controller/provider/local"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/store"
+	"github.com/jujuclone/juju/controller/worker/provisioner"
+	"github.com/jujuclone/juju/core/base"
+)
+
+// Config is the controller's resolved configuration.
+type Config struct {
+	DataDir        string
+	ControllerName string
+	APIAddr        string
+	EtcdEndpoints  []string
+	// NoFsync speeds up the embedded store at the cost of durability (tests, benchmarks).
+	NoFsync bool
+	Log     *slog.Logger
+	// Ready, when set, is called once the API serves.
+	Ready func(info bootstrap.Info)
+}
+
+// Run serves until ctx ends, then shuts down cleanly.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("creating data dir: %w", err)
+	}
+	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("securing data dir: %w", err)
+	}
+	pidPath := filepath.Join(cfg.DataDir, bootstrap.PIDFile)
+	if err := bootstrap.WriteFileAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pidPath)
+
+	var st *store.Store
+	var err error
+	if len(cfg.EtcdEndpoints) > 0 {
+		st, err = store.Connect(ctx, cfg.EtcdEndpoints)
+	} else {
+		st, err = store.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), store.EmbeddedOptions{NoFsync: cfg.NoFsync})
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s := state.New(st.Client)
+
+	cert, caPEM, err := bootstrap.EnsureCerts(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	info, err := initialise(ctx, s, cfg, caPEM)
+	if err != nil {
+		return err
+	}
+
+	lis, err := net.Listen("tcp", cfg.APIAddr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.APIAddr, err)
+	}
+	srv := apiserver.New(apiserver.Config{
+		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost",
+		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+	})
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(lis) }()
+
+	info.APIAddr = lis.Addr().String()
+	info.PID = os.Getpid()
+	if err := bootstrap.WriteInfo(cfg.DataDir, info); err != nil {
+		srv.Stop()
+		return err
+	}
+
+	workCtx, stopWork := context.WithCancel(ctx)
+	conn, err := client.NewConn(client.Config{Endpoint: info.APIAddr, CACert: caPEM})
+	if err != nil {
+		stopWork()
+		srv.Stop()
+		return err
+	}
+	runner := agent.NewRunner(workCtx, conn, cfg.Log)
+	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, runner)
+	if err != nil {
+		stopWork()
+		srv.Stop()
+		return err
+	}
+	pw := provisioner.New(s, prov, cfg.Log)
+	provDone := make(chan struct{})
+	go func() { pw.Run(workCtx); close(provDone) }()
+	cfg.Log.Info("controller ready", "api", info.APIAddr, "data-dir", cfg.DataDir)
+	if cfg.Ready != nil {
+		cfg.Ready(info)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	stopWork()
+	<-provDone
+	runner.Wait()
+	conn.Close()
+	stopped := make(chan struct{})
+	go func() { srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		srv.Stop()
+	}
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("serving API: %w", err)
+	}
+	return nil
+}
+
+// initialise bootstraps the store on first start and returns the bootstrap info to publish.
+func initialise(ctx context.Context, s *state.State, cfg Config, caPEM []byte) (bootstrap.Info, error) {
+	if _, err := s.Controller(ctx); err == nil {
+		// A restart: keep the published credential.
+		info, err := bootstrap.ReadInfo(cfg.DataDir)
+		if err != nil {
+			return info, fmt.Errorf("controller already initialised but %s unreadable: %w", bootstrap.InfoFile, err)
+		}
+		return info, nil
+	}
+	password, err := state.NewPassword()
+	if err != nil {
+		return bootstrap.Info{}, err
+	}
+	ctrl, err := s.Bootstrap(ctx, state.BootstrapArgs{
+		ControllerName: cfg.ControllerName, AdminPasswordHash: state.HashPassword(password),
+		Cloud: "localhost", Region: "localhost", Base: base.DefaultLTS.DisplayString(),
+	})
+	if err != nil {
+		return bootstrap.Info{}, err
+	}
+	info := bootstrap.Info{
+		ControllerUUID: ctrl.Uuid, CACert: string(caPEM), AdminTag: apiserver.AdminTag, AdminPassword: password,
+	}
+	for _, name := range []string{state.ControllerModelName, state.DefaultModelName} {
+		m, err := s.Model(ctx, name)
+		if err != nil {
+			return info, err
+		}
+		info.Models = append(info.Models, bootstrap.ModelInfo{Name: m.Name, UUID: m.Uuid})
+	}
+	return info, nil
+}

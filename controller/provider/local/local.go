@@ -1,0 +1,189 @@
+// Package local is the local provider: an instance is a directory under the controller's data
+// directory plus a machine agent, and constraints are checked against what this host really has.
+package local
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/constraints"
+)
+
+// Host is what this machine offers every instance.
+type Host struct {
+	Arch       string
+	Cores      uint64
+	MemMB      uint64
+	RootDiskMB uint64
+	Hostname   string
+}
+
+// Hardware is the hardware characteristics string shown in status.
+func (h Host) Hardware() string {
+	return fmt.Sprintf("arch=%s cores=%d mem=%dM root-disk=%dM", h.Arch, h.Cores, h.MemMB, h.RootDiskMB)
+}
+
+// Launcher starts the agent of an instance directory.
+type Launcher interface {
+	StartMachineAgent(dir string) error
+	Stop(dir string)
+}
+
+// Provider makes instances on this host.
+type Provider struct {
+	dir      string
+	host     Host
+	launcher Launcher
+	apiAddr  string
+	caCert   string
+}
+
+// New returns a provider keeping instances under dir/instances.
+func New(dir, apiAddr string, caCert []byte, launcher Launcher) (*Provider, error) {
+	host, err := DetectHost(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{dir: filepath.Join(dir, "instances"), host: host, launcher: launcher, apiAddr: apiAddr, caCert: string(caCert)}, nil
+}
+
+// Host returns what the host offers.
+func (p *Provider) Host() Host { return p.host }
+
+// StartArgs describe the machine an instance is for.
+type StartArgs struct {
+	ModelUUID   string
+	MachineID   string
+	Constraints string
+}
+
+// InstanceID names a machine's instance: stable, so a restarted controller finds it again.
+func InstanceID(modelUUID, machineID string) string {
+	short := modelUUID
+	if len(short) > 6 {
+		short = short[len(short)-6:]
+	}
+	return "juju-" + short + "-" + strings.ReplaceAll(machineID, "/", "-")
+}
+
+// CheckConstraints says why the host cannot satisfy cons, or nil.
+func (p *Provider) CheckConstraints(cons string) error {
+	v, err := constraints.Parse(cons)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	if v.Arch != nil && *v.Arch != "" && *v.Arch != p.host.Arch {
+		problems = append(problems, fmt.Sprintf("arch=%s (host is %s)", *v.Arch, p.host.Arch))
+	}
+	if v.Cores != nil && *v.Cores > p.host.Cores {
+		problems = append(problems, fmt.Sprintf("cores=%d (host has %d)", *v.Cores, p.host.Cores))
+	}
+	if v.Mem != nil && *v.Mem > p.host.MemMB {
+		problems = append(problems, fmt.Sprintf("mem=%dM (host has %dM)", *v.Mem, p.host.MemMB))
+	}
+	if v.RootDisk != nil && *v.RootDisk > p.host.RootDiskMB {
+		problems = append(problems, fmt.Sprintf("root-disk=%dM (host has %dM)", *v.RootDisk, p.host.RootDiskMB))
+	}
+	if v.Container != nil && *v.Container != "" && *v.Container != "none" {
+		problems = append(problems, fmt.Sprintf("container=%s (no containers on the local provider)", *v.Container))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("cannot satisfy constraints: %s", strings.Join(problems, ", "))
+	}
+	return nil
+}
+
+// StartInstance checks the constraints, makes the instance directory with the agent's
+// configuration (a fresh credential), and starts the machine agent. It returns the instance and
+// the agent's password, whose hash the provisioner records.
+func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Instance, string, error) {
+	if err := p.CheckConstraints(args.Constraints); err != nil {
+		return state.Instance{}, "", err
+	}
+	id := InstanceID(args.ModelUUID, args.MachineID)
+	password, err := state.NewPassword()
+	if err != nil {
+		return state.Instance{}, "", err
+	}
+	conf := agent.Conf{
+		Tag: "machine-" + args.MachineID, Password: password, Model: args.ModelUUID,
+		APIAddr: p.apiAddr, CACert: p.caCert, ID: args.MachineID,
+	}
+	if err := agent.WriteConf(p.instanceDir(id), conf); err != nil {
+		return state.Instance{}, "", err
+	}
+	inst := state.Instance{ID: id, Hardware: p.host.Hardware(), DNSName: "127.0.0.1", Hostname: id}
+	return inst, password, nil
+}
+
+// StartAgent starts (or restarts, after a controller restart) the agent of an instance.
+func (p *Provider) StartAgent(instanceID string) error {
+	return p.launcher.StartMachineAgent(p.instanceDir(instanceID))
+}
+
+// StopInstance stops the agent and removes the instance directory.
+func (p *Provider) StopInstance(instanceID string) error {
+	dir := p.instanceDir(instanceID)
+	p.launcher.Stop(dir)
+	return os.RemoveAll(dir)
+}
+
+func (p *Provider) instanceDir(id string) string { return filepath.Join(p.dir, id) }
+
+// DetectHost reads the host's cores, memory, arch and the disk that holds dir.
+func DetectHost(dir string) (Host, error) {
+	h := Host{Arch: jujuArch(runtime.GOARCH), Cores: uint64(runtime.NumCPU())}
+	mem, err := memTotalMB()
+	if err != nil {
+		return h, err
+	}
+	h.MemMB = mem
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return h, err
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		return h, fmt.Errorf("reading disk size: %w", err)
+	}
+	h.RootDiskMB = fs.Blocks * uint64(fs.Bsize) / (1 << 20)
+	h.Hostname, _ = os.Hostname()
+	return h, nil
+}
+
+func jujuArch(goarch string) string {
+	switch goarch {
+	case "ppc64le":
+		return "ppc64el"
+	}
+	return goarch
+}
+
+func memTotalMB() (uint64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, fmt.Errorf("reading memory size: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("reading memory size: %w", err)
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("reading memory size: no MemTotal in /proc/meminfo")
+}

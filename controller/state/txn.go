@@ -1,0 +1,130 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/jujuclone/juju/api/apierr"
+)
+
+// maxAttempts bounds retries of a transaction that loses a race (L-G3).
+const maxAttempts = 10
+
+// maxOps keeps every transaction well under etcd's 128 operations (L-G4).
+const maxOps = 100
+
+// buildFunc reads through r and returns the writes to commit, or an error to stop.
+type buildFunc func(ctx context.Context, r *reader) (*writes, error)
+
+// reader records what a transaction read so the commit can assert nothing changed since.
+type reader struct {
+	s    *State
+	cmps []clientv3.Cmp
+	seen map[string]bool
+	seqs map[string]int64
+}
+
+// writes collects the puts and deletes of one transaction.
+type writes struct {
+	ops []clientv3.Op
+}
+
+func (w *writes) put(key string, msg proto.Message) {
+	data, err := proto.Marshal(msg)
+	if err != nil {
+		// Marshalling our own documents cannot fail short of a bug; keep the value empty so the
+		// read side reports a decode error rather than panicking here.
+		data = nil
+	}
+	w.ops = append(w.ops, clientv3.OpPut(key, string(data)))
+}
+
+func (w *writes) putRaw(key, value string) {
+	w.ops = append(w.ops, clientv3.OpPut(key, value))
+}
+
+func (w *writes) del(key string) {
+	w.ops = append(w.ops, clientv3.OpDelete(key))
+}
+
+// get reads one document and asserts, at commit, that it is unchanged (or still absent).
+func (r *reader) get(ctx context.Context, key string, msg proto.Message) (bool, error) {
+	resp, err := r.s.kv.Get(ctx, key)
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", key, err)
+	}
+	if !r.seen[key] {
+		r.seen[key] = true
+		if len(resp.Kvs) == 0 {
+			r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+		} else {
+			r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
+		}
+	}
+	if len(resp.Kvs) == 0 {
+		return false, nil
+	}
+	if msg != nil {
+		if err := proto.Unmarshal(resp.Kvs[0].Value, msg); err != nil {
+			return false, fmt.Errorf("decoding %s: %w", key, err)
+		}
+	}
+	return true, nil
+}
+
+// getRaw is get for plain string values (indexes, sequences).
+func (r *reader) getRaw(ctx context.Context, key string) (string, bool, error) {
+	resp, err := r.s.kv.Get(ctx, key)
+	if err != nil {
+		return "", false, fmt.Errorf("reading %s: %w", key, err)
+	}
+	if !r.seen[key] {
+		r.seen[key] = true
+		if len(resp.Kvs) == 0 {
+			r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+		} else {
+			r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
+		}
+	}
+	if len(resp.Kvs) == 0 {
+		return "", false, nil
+	}
+	return string(resp.Kvs[0].Value), true, nil
+}
+
+// run executes build and commits its writes in one transaction guarded by what build read,
+// retrying from scratch when another writer got there first (L-G3).
+func (s *State) run(ctx context.Context, what string, build buildFunc) error {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		r := &reader{s: s, seen: map[string]bool{}, seqs: map[string]int64{}}
+		w, err := build(ctx, r)
+		if err != nil {
+			return err
+		}
+		if w == nil || len(w.ops) == 0 {
+			return nil
+		}
+		for key, next := range r.seqs {
+			w.putRaw(key, strconv.FormatInt(next, 10))
+		}
+		if len(w.ops)+len(r.cmps) > maxOps {
+			return fmt.Errorf("%s: transaction of %d operations is too large", what, len(w.ops)+len(r.cmps))
+		}
+		resp, err := s.kv.Txn(ctx).If(r.cmps...).Then(w.ops...).Commit()
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if resp.Succeeded {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
+}
+

@@ -1,0 +1,234 @@
+// Package base parses and selects the OS bases (os@channel) that charms
+// and machines run on.
+package base
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Risk levels a channel may carry.
+const (
+	Stable    = "stable"
+	Candidate = "candidate"
+	Beta      = "beta"
+	Edge      = "edge"
+)
+
+var risks = []string{Stable, Candidate, Beta, Edge}
+
+// Channel is a base's track, optionally with a risk and a branch.
+type Channel struct {
+	Track  string
+	Risk   string
+	Branch string
+}
+
+// String prints track[/risk[/branch]].
+func (c Channel) String() string {
+	s := c.Track
+	if c.Risk != "" {
+		s += "/" + c.Risk
+		if c.Branch != "" {
+			s += "/" + c.Branch
+		}
+	}
+	return s
+}
+
+// Base is an operating system and channel, such as ubuntu@22.04/stable.
+type Base struct {
+	OS      string
+	Channel Channel
+}
+
+// Parse parses <os>@<track>[/<risk>[/<branch>]]. A missing risk becomes
+// "stable", as in Juju, so that parsed bases print with their risk.
+func Parse(s string) (Base, error) {
+	osName, channel, ok := strings.Cut(s, "@")
+	if !ok || strings.Contains(channel, "@") {
+		return Base{}, errors.New("expected base string to contain os and channel separated by '@'")
+	}
+	if osName == "" {
+		return Base{}, fmt.Errorf("invalid base %q: missing os", s)
+	}
+	if strings.ContainsAny(osName, " \t/") {
+		return Base{}, fmt.Errorf("invalid base %q: os %q not valid", s, osName)
+	}
+	if channel == "" {
+		return Base{}, fmt.Errorf("invalid base %q: missing channel", s)
+	}
+	parts := strings.Split(channel, "/")
+	if len(parts) > 3 || slices.Contains(parts, "") || strings.ContainsAny(channel, " \t") {
+		return Base{}, fmt.Errorf("invalid base %q: channel %q not valid", s, channel)
+	}
+	if slices.Contains(risks, parts[0]) {
+		return Base{}, fmt.Errorf("invalid base %q: missing track", s)
+	}
+	c := Channel{Track: parts[0], Risk: Stable}
+	if len(parts) > 1 {
+		if !slices.Contains(risks, parts[1]) {
+			return Base{}, fmt.Errorf("invalid base %q: risk %q not valid, expected one of stable, candidate, beta, edge", s, parts[1])
+		}
+		c.Risk = parts[1]
+	}
+	if len(parts) > 2 {
+		c.Branch = parts[2]
+	}
+	return Base{OS: osName, Channel: c}, nil
+}
+
+// MakeDefault returns the base os@track with stable risk.
+func MakeDefault(os, track string) Base {
+	return Base{OS: os, Channel: Channel{Track: track, Risk: Stable}}
+}
+
+// String prints the base with its risk when it has one
+// ("ubuntu@22.04/stable"), as deploy messages do.
+func (b Base) String() string {
+	if b.IsZero() {
+		return ""
+	}
+	return b.OS + "@" + b.Channel.String()
+}
+
+// DisplayString prints the base without risk ("ubuntu@22.04"), as status
+// does.
+func (b Base) DisplayString() string {
+	if b.IsZero() {
+		return ""
+	}
+	return b.OS + "@" + b.Channel.Track
+}
+
+// IsCompatible reports whether the two bases have the same OS and track;
+// risk and branch do not matter.
+func (b Base) IsCompatible(o Base) bool {
+	return b.OS == o.OS && b.Channel.Track == o.Channel.Track
+}
+
+// IsZero reports whether b is the zero base (none given).
+func (b Base) IsZero() bool {
+	return b == Base{}
+}
+
+// normalized fills in the stable risk that Parse would have given.
+func (b Base) normalized() Base {
+	if !b.IsZero() && b.Channel.Risk == "" {
+		b.Channel.Risk = Stable
+		b.Channel.Branch = ""
+	}
+	return b
+}
+
+type seriesBase struct {
+	series, os, track string
+}
+
+// seriesTable maps the series names still in use to their bases. The
+// older Ubuntu series are known so they convert, but are not supported.
+var seriesTable = []seriesBase{
+	{"trusty", "ubuntu", "14.04"},
+	{"xenial", "ubuntu", "16.04"},
+	{"bionic", "ubuntu", "18.04"},
+	{"focal", "ubuntu", "20.04"},
+	{"groovy", "ubuntu", "20.10"},
+	{"hirsute", "ubuntu", "21.04"},
+	{"impish", "ubuntu", "21.10"},
+	{"jammy", "ubuntu", "22.04"},
+	{"kinetic", "ubuntu", "22.10"},
+	{"lunar", "ubuntu", "23.04"},
+	{"mantic", "ubuntu", "23.10"},
+	{"noble", "ubuntu", "24.04"},
+	{"oracular", "ubuntu", "24.10"},
+	{"centos7", "centos", "7"},
+	{"centos9", "centos", "9"},
+}
+
+// FromSeries converts a series name such as "jammy" to its base.
+func FromSeries(series string) (Base, error) {
+	for _, e := range seriesTable {
+		if e.series == series {
+			return MakeDefault(e.os, e.track), nil
+		}
+	}
+	return Base{}, fmt.Errorf("series %q not valid", series)
+}
+
+// Series returns the series name of b, for charms and tools that still
+// use series.
+func (b Base) Series() (string, error) {
+	for _, e := range seriesTable {
+		if e.os == b.OS && e.track == b.Channel.Track {
+			return e.series, nil
+		}
+	}
+	return "", fmt.Errorf("base %q has no series", b.DisplayString())
+}
+
+// DefaultLTS is the base used when neither the user, the model nor the
+// charm's order says otherwise.
+var DefaultLTS = MakeDefault("ubuntu", "24.04")
+
+// supported lists the workload bases Juju deploys to.
+var supported = []Base{
+	MakeDefault("ubuntu", "20.04"),
+	MakeDefault("ubuntu", "22.04"),
+	MakeDefault("ubuntu", "24.04"),
+}
+
+// IsSupported reports whether Juju deploys workloads on b.
+func IsSupported(b Base) bool {
+	return slices.ContainsFunc(supported, b.IsCompatible)
+}
+
+// SupportedString lists the supported bases for messages.
+func SupportedString() string {
+	return displayList(supported)
+}
+
+// displayList joins the bases' display strings, skipping repeats (a
+// manifest lists a base once per architecture).
+func displayList(bases []Base) string {
+	var names []string
+	for _, b := range bases {
+		if s := b.DisplayString(); !slices.Contains(names, s) {
+			names = append(names, s)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Select picks the base to deploy a charm on, first match wins: the
+// requested base, the model's default base, DefaultLTS if the charm
+// lists it, the charm's first supported base. A requested or model base
+// must be supported by Juju and, unless force is set, by the charm.
+func Select(requested, modelDefault Base, charmBases []Base, force bool) (Base, error) {
+	if len(charmBases) == 0 {
+		return Base{}, errors.New("charm does not define any bases, not valid")
+	}
+	for _, b := range []Base{requested, modelDefault} {
+		if b.IsZero() {
+			continue
+		}
+		b = b.normalized()
+		if !IsSupported(b) {
+			return Base{}, fmt.Errorf("base: %s not supported", b)
+		}
+		if !force && !slices.ContainsFunc(charmBases, b.IsCompatible) {
+			return Base{}, fmt.Errorf("base %q is not supported, supported bases are: %s", b.DisplayString(), displayList(charmBases))
+		}
+		return b, nil
+	}
+	if slices.ContainsFunc(charmBases, DefaultLTS.IsCompatible) {
+		return DefaultLTS, nil
+	}
+	for _, b := range charmBases {
+		if IsSupported(b) {
+			return b.normalized(), nil
+		}
+	}
+	return Base{}, fmt.Errorf("the charm defined bases %q not supported", displayList(charmBases))
+}

@@ -1,0 +1,241 @@
+package base
+
+import "testing"
+
+func mustParse(t *testing.T, s string) Base {
+	t.Helper()
+	b, err := Parse(s)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", s, err)
+	}
+	return b
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Base
+		str     string
+		display string
+		err     string
+	}{
+		{in: "ubuntu@22.04", want: Base{"ubuntu", Channel{"22.04", "stable", ""}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
+		{in: "ubuntu@22.04/stable", want: Base{"ubuntu", Channel{"22.04", "stable", ""}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
+		{in: "ubuntu@24.04/edge", want: Base{"ubuntu", Channel{"24.04", "edge", ""}}, str: "ubuntu@24.04/edge", display: "ubuntu@24.04"},
+		{in: "ubuntu@20.04/candidate/fix-1", want: Base{"ubuntu", Channel{"20.04", "candidate", "fix-1"}}, str: "ubuntu@20.04/candidate/fix-1", display: "ubuntu@20.04"},
+		{in: "ubuntu@22.04/beta", want: Base{"ubuntu", Channel{"22.04", "beta", ""}}, str: "ubuntu@22.04/beta", display: "ubuntu@22.04"},
+		{in: "centos@7", want: Base{"centos", Channel{"7", "stable", ""}}, str: "centos@7/stable", display: "centos@7"},
+		{in: "ubuntu", err: "expected base string to contain os and channel separated by '@'"},
+		{in: "", err: "expected base string to contain os and channel separated by '@'"},
+		{in: "jammy", err: "expected base string to contain os and channel separated by '@'"},
+		{in: "ubuntu@22.04@x", err: "expected base string to contain os and channel separated by '@'"},
+		{in: "ubuntu@", err: `invalid base "ubuntu@": missing channel`},
+		{in: "@22.04", err: `invalid base "@22.04": missing os`},
+		{in: "ubu ntu@22.04", err: `invalid base "ubu ntu@22.04": os "ubu ntu" not valid`},
+		{in: "ubuntu@stable", err: `invalid base "ubuntu@stable": missing track`},
+		{in: "ubuntu@/stable", err: `invalid base "ubuntu@/stable": channel "/stable" not valid`},
+		{in: "ubuntu@22.04/", err: `invalid base "ubuntu@22.04/": channel "22.04/" not valid`},
+		{in: "ubuntu@22.04/stable/", err: `invalid base "ubuntu@22.04/stable/": channel "22.04/stable/" not valid`},
+		{in: "ubuntu@22.04/stable/a/b", err: `invalid base "ubuntu@22.04/stable/a/b": channel "22.04/stable/a/b" not valid`},
+		{in: "ubuntu@22.04/daily", err: `invalid base "ubuntu@22.04/daily": risk "daily" not valid, expected one of stable, candidate, beta, edge`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("got error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if got != tt.want {
+				t.Fatalf("got %#v, want %#v", got, tt.want)
+			}
+			if got.String() != tt.str || got.DisplayString() != tt.display {
+				t.Fatalf("String %q, DisplayString %q", got.String(), got.DisplayString())
+			}
+			again, err := Parse(got.String())
+			if err != nil || again != got {
+				t.Fatalf("round trip: %#v, %v", again, err)
+			}
+		})
+	}
+}
+
+func TestStringWithoutRisk(t *testing.T) {
+	tests := []struct {
+		b       Base
+		str     string
+		display string
+	}{
+		{Base{"ubuntu", Channel{Track: "22.04"}}, "ubuntu@22.04", "ubuntu@22.04"},
+		{Base{"ubuntu", Channel{Track: "22.04", Risk: "stable"}}, "ubuntu@22.04/stable", "ubuntu@22.04"},
+		{Base{}, "", ""},
+	}
+	for _, tt := range tests {
+		if tt.b.String() != tt.str || tt.b.DisplayString() != tt.display {
+			t.Errorf("%#v: String %q, DisplayString %q", tt.b, tt.b.String(), tt.b.DisplayString())
+		}
+	}
+}
+
+func TestIsCompatibleAndZero(t *testing.T) {
+	tests := []struct {
+		a, b       Base
+		compatible bool
+	}{
+		{MakeDefault("ubuntu", "22.04"), Base{"ubuntu", Channel{Track: "22.04"}}, true},
+		{MakeDefault("ubuntu", "22.04"), Base{"ubuntu", Channel{"22.04", "edge", "x"}}, true},
+		{MakeDefault("ubuntu", "22.04"), MakeDefault("ubuntu", "24.04"), false},
+		{MakeDefault("ubuntu", "7"), MakeDefault("centos", "7"), false},
+	}
+	for _, tt := range tests {
+		if got := tt.a.IsCompatible(tt.b); got != tt.compatible {
+			t.Errorf("%v.IsCompatible(%v) = %v", tt.a, tt.b, got)
+		}
+	}
+	if !(Base{}).IsZero() || MakeDefault("ubuntu", "22.04").IsZero() {
+		t.Errorf("IsZero wrong")
+	}
+}
+
+func TestSeries(t *testing.T) {
+	tests := []struct {
+		series string
+		base   string
+	}{
+		{"focal", "ubuntu@20.04"},
+		{"groovy", "ubuntu@20.10"},
+		{"hirsute", "ubuntu@21.04"},
+		{"impish", "ubuntu@21.10"},
+		{"jammy", "ubuntu@22.04"},
+		{"kinetic", "ubuntu@22.10"},
+		{"lunar", "ubuntu@23.04"},
+		{"mantic", "ubuntu@23.10"},
+		{"noble", "ubuntu@24.04"},
+		{"oracular", "ubuntu@24.10"},
+		{"bionic", "ubuntu@18.04"},
+		{"centos7", "centos@7"},
+		{"centos9", "centos@9"},
+	}
+	for _, tt := range tests {
+		b, err := FromSeries(tt.series)
+		if err != nil {
+			t.Fatalf("FromSeries(%q): %v", tt.series, err)
+		}
+		if b != mustParse(t, tt.base) {
+			t.Errorf("FromSeries(%q) = %v, want %v", tt.series, b, tt.base)
+		}
+		s, err := mustParse(t, tt.base+"/edge").Series()
+		if err != nil || s != tt.series {
+			t.Errorf("Series(%q) = %q, %v", tt.base, s, err)
+		}
+	}
+	if _, err := FromSeries("foo"); err == nil || err.Error() != `series "foo" not valid` {
+		t.Errorf("FromSeries(foo) error = %v", err)
+	}
+	if _, err := mustParse(t, "ubuntu@99.04").Series(); err == nil || err.Error() != `base "ubuntu@99.04" has no series` {
+		t.Errorf("Series error = %v", err)
+	}
+}
+
+func TestSupported(t *testing.T) {
+	tests := []struct {
+		base string
+		ok   bool
+	}{
+		{"ubuntu@20.04", true},
+		{"ubuntu@22.04/edge", true},
+		{"ubuntu@24.04", true},
+		{"ubuntu@18.04", false},
+		{"ubuntu@24.10", false},
+		{"centos@7", false},
+	}
+	for _, tt := range tests {
+		if got := IsSupported(mustParse(t, tt.base)); got != tt.ok {
+			t.Errorf("IsSupported(%q) = %v", tt.base, got)
+		}
+	}
+	if got := SupportedString(); got != "ubuntu@20.04, ubuntu@22.04, ubuntu@24.04" {
+		t.Errorf("SupportedString() = %q", got)
+	}
+	if DefaultLTS.String() != "ubuntu@24.04/stable" || !IsSupported(DefaultLTS) {
+		t.Errorf("DefaultLTS = %v", DefaultLTS)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	tests := []struct {
+		name      string
+		requested string
+		model     string
+		charm     []string
+		force     bool
+		want      string
+		err       string
+	}{
+		{name: "requested", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04", "ubuntu@20.04"}, want: "ubuntu@20.04/stable"},
+		{name: "requested beats model", requested: "ubuntu@20.04", model: "ubuntu@22.04", charm: []string{"ubuntu@22.04", "ubuntu@20.04"}, want: "ubuntu@20.04/stable"},
+		{name: "requested keeps risk", requested: "ubuntu@22.04/edge", charm: []string{"ubuntu@22.04"}, want: "ubuntu@22.04/edge"},
+		{name: "charm base only", charm: []string{"ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
+		{name: "requested not in charm", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04", "ubuntu@24.04"},
+			err: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04, ubuntu@24.04`},
+		{name: "charm list deduplicated", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04", "ubuntu@22.04/stable", "ubuntu@18.04"},
+			err: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04, ubuntu@18.04`},
+		{name: "force accepts requested", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04"}, force: true, want: "ubuntu@20.04/stable"},
+		{name: "requested not supported by juju", requested: "ubuntu@18.04", charm: []string{"ubuntu@18.04"},
+			err: `base: ubuntu@18.04/stable not supported`},
+		{name: "force does not help unsupported", requested: "ubuntu@18.04", charm: []string{"ubuntu@22.04"}, force: true,
+			err: `base: ubuntu@18.04/stable not supported`},
+		{name: "model default", model: "ubuntu@22.04", charm: []string{"ubuntu@24.04", "ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
+		{name: "model default not in charm", model: "ubuntu@20.04", charm: []string{"ubuntu@22.04"},
+			err: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04`},
+		{name: "model default forced", model: "ubuntu@20.04", charm: []string{"ubuntu@22.04"}, force: true, want: "ubuntu@20.04/stable"},
+		{name: "default LTS preferred", charm: []string{"ubuntu@22.04", "ubuntu@24.04"}, want: "ubuntu@24.04/stable"},
+		{name: "first supported charm base", charm: []string{"ubuntu@18.04", "ubuntu@20.04", "ubuntu@22.04"}, want: "ubuntu@20.04/stable"},
+		{name: "charm base without risk normalised", charm: []string{"ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
+		{name: "no charm bases", charm: nil, err: `charm does not define any bases, not valid`},
+		{name: "no charm bases with request", requested: "ubuntu@22.04", charm: nil, err: `charm does not define any bases, not valid`},
+		{name: "no supported charm base", charm: []string{"ubuntu@18.04"}, err: `the charm defined bases "ubuntu@18.04" not supported`},
+		{name: "no supported charm bases", charm: []string{"ubuntu@18.04", "centos@7"}, err: `the charm defined bases "ubuntu@18.04, centos@7" not supported`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var requested, model Base
+			if tt.requested != "" {
+				requested = mustParse(t, tt.requested)
+			}
+			if tt.model != "" {
+				model = mustParse(t, tt.model)
+			}
+			var charm []Base
+			for _, s := range tt.charm {
+				charm = append(charm, mustParse(t, s))
+			}
+			got, err := Select(requested, model, charm, tt.force)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("got error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if got.String() != tt.want {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSelectNormalisesUnparsedBases(t *testing.T) {
+	charm := []Base{{OS: "ubuntu", Channel: Channel{Track: "22.04"}}}
+	got, err := Select(Base{OS: "ubuntu", Channel: Channel{Track: "22.04"}}, Base{}, charm, false)
+	if err != nil || got.String() != "ubuntu@22.04/stable" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}
