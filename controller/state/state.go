@@ -58,11 +58,13 @@ const (
 // ModelPrefix is the prefix of every key of one model.
 func ModelPrefix(uuid string) string { return modelsPrefix + uuid + "/" }
 
-func modelKey(uuid string) string               { return ModelPrefix(uuid) + "model" }
-func machineKey(uuid, id string) string         { return ModelPrefix(uuid) + "machines/" + id }
-func applicationKey(uuid, name string) string   { return ModelPrefix(uuid) + "applications/" + name }
-func unitKey(uuid, name string) string          { return ModelPrefix(uuid) + "units/" + name }
-func machineUnitsPrefix(uuid, id string) string { return ModelPrefix(uuid) + "machineunits/" + id + "/" }
+func modelKey(uuid string) string             { return ModelPrefix(uuid) + "model" }
+func machineKey(uuid, id string) string       { return ModelPrefix(uuid) + "machines/" + id }
+func applicationKey(uuid, name string) string { return ModelPrefix(uuid) + "applications/" + name }
+func unitKey(uuid, name string) string        { return ModelPrefix(uuid) + "units/" + name }
+func machineUnitsPrefix(uuid, id string) string {
+	return ModelPrefix(uuid) + "machineunits/" + id + "/"
+}
 func machineUnitKey(uuid, id, unit string) string {
 	return machineUnitsPrefix(uuid, id) + unit
 }

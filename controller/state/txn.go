@@ -127,4 +127,3 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 	}
 	return apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
 }
-
