@@ -1,0 +1,237 @@
+package daemon_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/controller/daemon"
+)
+
+// startController runs a real controller (embedded etcd, TLS gRPC, provisioner, agents) in this
+// process and returns an admin client.
+func startController(t *testing.T) (*client.Client, bootstrap.Info, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan bootstrap.Info, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, daemon.Config{
+			DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true,
+			Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Ready: func(info bootstrap.Info) { ready <- info },
+		})
+	}()
+	var info bootstrap.Info
+	select {
+	case info = <-ready:
+	case err := <-done:
+		t.Fatalf("controller stopped: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("controller not ready")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("controller shutdown: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("controller did not stop")
+		}
+	})
+	c, err := client.Dial(context.Background(), client.Config{
+		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: info.AdminTag, Password: info.AdminPassword,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, info, dir
+}
+
+func zipCharm(t *testing.T, dir string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func charmsDir() string { return filepath.Join("..", "..", "testdata", "charms") }
+
+// waitFor polls status until ok says the model is as wanted (the test's own wait; the product
+// itself is driven by watches).
+func waitFor(t *testing.T, c *client.Client, model string, what string, ok func(*pb.FullStatusResponse) bool) *pb.FullStatusResponse {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fs, err := c.FullStatus(context.Background(), model, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(fs) {
+			return fs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; status: %v", what, fs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func allIdle(fs *pb.FullStatusResponse) bool {
+	for _, a := range fs.Applications {
+		for _, u := range a.Units {
+			if u.GetAgentStatus().GetStatus() != "idle" {
+				return false
+			}
+		}
+	}
+	for _, m := range fs.Machines {
+		if m.GetAgentStatus().GetStatus() != "started" {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDeployReachesIdle(t *testing.T) {
+	c, _, dir := startController(t)
+	ctx := context.Background()
+	up, err := c.UploadCharm(ctx, "default", zipCharm(t, filepath.Join(charmsDir(), "wordpress")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Deploy(ctx, &pb.DeployRequest{
+		Model: "default", Application: "wordpress", CharmUrl: up.Url, NumUnits: 2,
+		Base: &pb.Base{Name: "ubuntu", Channel: "22.04"}, Constraints: "mem=1G",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(resp.Units, ",") != "wordpress/0,wordpress/1" {
+		t.Fatalf("units = %v", resp.Units)
+	}
+	fs := waitFor(t, c, "default", "units idle", func(fs *pb.FullStatusResponse) bool {
+		return len(fs.Machines) == 2 && len(fs.Applications) == 1 && len(fs.Applications[0].Units) == 2 && allIdle(fs)
+	})
+	for _, m := range fs.Machines {
+		if m.InstanceId == "" || m.Constraints != "mem=1024M" || !strings.Contains(m.Hardware, "cores=") {
+			t.Errorf("machine %s: %v", m.Id, m)
+		}
+		// The instance is a directory with the agent's configuration, 0600.
+		fi, err := os.Stat(filepath.Join(dir, "instances", m.InstanceId, agent.ConfFile))
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("agent conf of %s: %v %v", m.Id, fi, err)
+		}
+	}
+	app := fs.Applications[0]
+	if app.Units[0].WorkloadStatus.Status != "unknown" || !app.Units[0].Leader || app.CharmRev != 0 {
+		t.Errorf("application status: %v", app)
+	}
+	if len(app.Relations) != 1 || app.Relations[0].Endpoint != "cluster" {
+		t.Errorf("peer relation missing: %v", app.Relations)
+	}
+	// The controller model's machine 0 gets an agent too.
+	waitFor(t, c, "controller", "machine 0 started", allIdle)
+}
+
+func TestUnsatisfiableConstraintsShowInStatus_LM5(t *testing.T) {
+	c, _, _ := startController(t)
+	res, err := c.AddMachines(context.Background(), &pb.AddMachinesRequest{
+		Model: "default", Params: []*pb.AddMachineParams{{Constraints: "mem=100000G"}},
+	})
+	if err != nil || res[0].Error != "" {
+		t.Fatalf("add machine: %v %v", res, err)
+	}
+	fs := waitFor(t, c, "default", "provisioning error", func(fs *pb.FullStatusResponse) bool {
+		return len(fs.Machines) == 1 && fs.Machines[0].GetAgentStatus().GetStatus() == "error"
+	})
+	m := fs.Machines[0]
+	if m.InstanceId != "" || !strings.Contains(m.AgentStatus.Message, "cannot satisfy constraints: mem=102400000M (host has") {
+		t.Fatalf("machine = %v", m)
+	}
+}
+
+func TestCredentialsAreChecked(t *testing.T) {
+	_, info, dir := startController(t)
+	ctx := context.Background()
+	bad, err := client.Dial(ctx, client.Config{
+		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: "user-admin", Password: "wrong",
+	})
+	if !errors.Is(err, apierr.Unauthenticated) {
+		t.Fatalf("wrong password: %v %v", bad, err)
+	}
+	// An agent's credential works only for its own entities, never for the admin API.
+	instances, err := os.ReadDir(filepath.Join(dir, "instances"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf agent.Conf
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		instances, _ = os.ReadDir(filepath.Join(dir, "instances"))
+		if len(instances) > 0 {
+			if conf, err = agent.ReadConf(filepath.Join(dir, "instances", instances[0].Name())); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no instance for machine 0")
+		}
+	}
+	ac := client.NewFromConn(mustConn(t, info), client.Config{Tag: conf.Tag, Password: conf.Password, Model: conf.Model})
+	if _, err := ac.GetMachine(ctx, conf.Model, conf.ID); err != nil {
+		t.Fatalf("agent reading its machine: %v", err)
+	}
+	if _, err := ac.GetMachine(ctx, conf.Model, "99"); !errors.Is(err, apierr.PermissionDenied) {
+		t.Fatalf("agent reading another machine: %v", err)
+	}
+	if _, err := ac.AddModel(ctx, "sneaky", ""); !errors.Is(err, apierr.PermissionDenied) {
+		t.Fatalf("agent calling the admin API: %v", err)
+	}
+}
+
+func mustConn(t *testing.T, info bootstrap.Info) *grpc.ClientConn {
+	t.Helper()
+	conn, err := client.NewConn(client.Config{Endpoint: info.APIAddr, CACert: []byte(info.CACert)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
