@@ -1,0 +1,197 @@
+package client
+
+import (
+	"context"
+	"errors"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+)
+
+// Every method takes ctx first, applies the client's per-call timeout when ctx has no deadline,
+// and returns errors that wrap the apierr sentinels. A model argument names a model by name or
+// UUID; an empty one means the client's own model (Config.Model).
+
+// Version returns the controller's version, clock and UUID.
+func (c *Client) Version(ctx context.Context) (*jujupb.VersionResponse, error) {
+	return invoke(ctx, c, c.ctrl.Version, &jujupb.VersionRequest{})
+}
+
+// ListModels lists the controller's models with their machine and unit counts.
+func (c *Client) ListModels(ctx context.Context) ([]*jujupb.Model, error) {
+	resp, err := invoke(ctx, c, c.ctrl.ListModels, &jujupb.ListModelsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetModels(), nil
+}
+
+// AddModel creates a model with the given constraints; AlreadyExists if the name is taken.
+func (c *Client) AddModel(ctx context.Context, name, cons string) (*jujupb.Model, error) {
+	return invoke(ctx, c, c.ctrl.AddModel, &jujupb.AddModelRequest{Name: name, Constraints: cons})
+}
+
+// GetModel resolves a model by name or UUID; NotFound if there is none.
+func (c *Client) GetModel(ctx context.Context, ref string) (*jujupb.Model, error) {
+	return invoke(ctx, c, c.ctrl.GetModel, &jujupb.ModelRef{Model: c.model(ref)})
+}
+
+// GetModelConstraints returns the model's constraints in canonical form.
+func (c *Client) GetModelConstraints(ctx context.Context, model string) (string, error) {
+	resp, err := invoke(ctx, c, c.ctrl.GetModelConstraints, &jujupb.ModelRef{Model: c.model(model)})
+	if err != nil {
+		return "", err
+	}
+	return resp.GetValue(), nil
+}
+
+// SetModelConstraints replaces the model's constraints.
+func (c *Client) SetModelConstraints(ctx context.Context, model, cons string) error {
+	_, err := invoke(ctx, c, c.ctrl.SetModelConstraints,
+		&jujupb.SetModelConstraintsRequest{Model: c.model(model), Constraints: cons})
+	return err
+}
+
+// UploadCharm stores a charm archive (a zip of the charm directory) and returns its URL,
+// local:<name>-<revision>, and revision.
+func (c *Client) UploadCharm(ctx context.Context, model string, archive []byte) (*jujupb.UploadCharmResponse, error) {
+	return invoke(ctx, c, c.app.UploadCharm, &jujupb.UploadCharmRequest{Model: c.model(model), Archive: archive})
+}
+
+// Deploy creates an application and its units; AlreadyExists if the name is taken.
+func (c *Client) Deploy(ctx context.Context, req *jujupb.DeployRequest) (*jujupb.DeployResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.app.Deploy, req)
+}
+
+// AddUnits adds units to a principal application.
+func (c *Client) AddUnits(ctx context.Context, req *jujupb.AddUnitsRequest) (*jujupb.AddUnitsResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.app.AddUnits, req)
+}
+
+// GetConstraints returns an application's constraints in canonical form.
+func (c *Client) GetConstraints(ctx context.Context, model, app string) (string, error) {
+	resp, err := invoke(ctx, c, c.app.GetConstraints, &jujupb.ApplicationRef{Model: c.model(model), Application: app})
+	if err != nil {
+		return "", err
+	}
+	return resp.GetValue(), nil
+}
+
+// SetConstraints replaces an application's constraints.
+func (c *Client) SetConstraints(ctx context.Context, model, app, cons string) error {
+	_, err := invoke(ctx, c, c.app.SetConstraints,
+		&jujupb.SetConstraintsRequest{Model: c.model(model), Application: app, Constraints: cons})
+	return err
+}
+
+// AddMachines adds one machine per params entry; each result carries its own error text.
+func (c *Client) AddMachines(ctx context.Context, req *jujupb.AddMachinesRequest) ([]*jujupb.AddMachineResult, error) {
+	req.Model = c.model(req.GetModel())
+	resp, err := invoke(ctx, c, c.machine.AddMachines, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetResults(), nil
+}
+
+// FullStatus returns the model as of one store revision, filtered by patterns (application
+// names, unit names, machine ids, "*" wildcards).
+func (c *Client) FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error) {
+	return invoke(ctx, c, c.status.FullStatus, &jujupb.FullStatusRequest{Model: c.model(model), Patterns: patterns})
+}
+
+// Watcher is a receive-only stream of change events, from Watch.
+type Watcher struct {
+	c      *Client
+	stream interface {
+		Recv() (*jujupb.WatchEvent, error)
+	}
+	cancel context.CancelFunc
+}
+
+// Watch streams changes to req's targets until ctx is cancelled or Close is called. It is not
+// bounded by the per-call timeout. Read events with Next.
+func (c *Client) Watch(ctx context.Context, req *jujupb.WatchRequest) (*Watcher, error) {
+	req.Model = c.model(req.GetModel())
+	ctx, cancel := context.WithCancel(ctx)
+	stream, err := c.status.Watch(ctx, req, c.callOpts...)
+	if err != nil {
+		cancel()
+		return nil, c.mapErr(err)
+	}
+	// The server sends its header once the watch is established; waiting for it means every
+	// change made after Watch returns is delivered.
+	if _, err := stream.Header(); err != nil {
+		cancel()
+		return nil, c.mapErr(err)
+	}
+	return &Watcher{c: c, stream: stream, cancel: cancel}, nil
+}
+
+// Next blocks until the next event. When the stream ends it returns an error: the context's
+// error (context.Canceled after Close), or the server's, mapped to the apierr sentinels.
+func (w *Watcher) Next() (*jujupb.WatchEvent, error) {
+	ev, err := w.stream.Recv()
+	if err != nil {
+		err = w.c.mapErr(err)
+		if errors.Is(err, context.Canceled) {
+			return nil, context.Canceled
+		}
+		return nil, err
+	}
+	return ev, nil
+}
+
+// Close ends the stream.
+func (w *Watcher) Close() { w.cancel() }
+
+// Agent methods: machine and unit agents, about their own entities only.
+
+// GetMachine returns a machine as its agent sees it.
+func (c *Client) GetMachine(ctx context.Context, model, id string) (*jujupb.AgentMachine, error) {
+	return invoke(ctx, c, c.agent.GetMachine, &jujupb.AgentEntity{Model: c.model(model), Id: id})
+}
+
+// SetMachineStatus sets a machine's agent status.
+func (c *Client) SetMachineStatus(ctx context.Context, model, id string, st *jujupb.StatusInfo) error {
+	_, err := invoke(ctx, c, c.agent.SetMachineStatus, &jujupb.SetStatusRequest{Model: c.model(model), Id: id, Status: st})
+	return err
+}
+
+// MachineUnits lists the principal units assigned to a machine.
+func (c *Client) MachineUnits(ctx context.Context, model, id string) ([]*jujupb.AgentUnit, error) {
+	resp, err := invoke(ctx, c, c.agent.MachineUnits, &jujupb.AgentEntity{Model: c.model(model), Id: id})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetUnits(), nil
+}
+
+// GetUnit returns a unit as its agent sees it.
+func (c *Client) GetUnit(ctx context.Context, model, name string) (*jujupb.AgentUnit, error) {
+	return invoke(ctx, c, c.agent.GetUnit, &jujupb.AgentEntity{Model: c.model(model), Id: name})
+}
+
+// SetUnitPassword sets a unit agent's credential; only the machine agent deploying it may.
+func (c *Client) SetUnitPassword(ctx context.Context, model, name, password string) error {
+	_, err := invoke(ctx, c, c.agent.SetUnitPassword,
+		&jujupb.SetPasswordRequest{Model: c.model(model), Id: name, Password: password})
+	return err
+}
+
+// SetUnitStatus sets a unit's agent and/or workload status; unset fields are left alone.
+func (c *Client) SetUnitStatus(ctx context.Context, req *jujupb.SetUnitStatusRequest) error {
+	req.Model = c.model(req.GetModel())
+	_, err := invoke(ctx, c, c.agent.SetUnitStatus, req)
+	return err
+}
+
+// GetCharmArchive returns the archive of the charm at url.
+func (c *Client) GetCharmArchive(ctx context.Context, model, url string) ([]byte, error) {
+	resp, err := invoke(ctx, c, c.agent.GetCharmArchive, &jujupb.CharmRef{Model: c.model(model), Url: url})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetArchive(), nil
+}

@@ -1,0 +1,110 @@
+package application
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/core/placement"
+	"github.com/jujuclone/juju/output"
+)
+
+// addUnitAPI is the part of the client "juju add-unit" uses.
+type addUnitAPI interface {
+	AddUnits(ctx context.Context, req *jujupb.AddUnitsRequest) (*jujupb.AddUnitsResponse, error)
+}
+
+type addUnitOptions struct {
+	IO           *output.Streams
+	Client       func(ctx context.Context) (addUnitAPI, error)
+	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+
+	Model       string
+	Application string
+	NumUnits    int
+	To          string
+
+	placement []placement.Directive
+}
+
+// NewCmdAddUnit returns "juju add-unit <application>": add units to an application.
+func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.Command {
+	opts := &addUnitOptions{
+		IO:           f.IO,
+		ResolveModel: f.Model,
+		Client: func(ctx context.Context) (addUnitAPI, error) {
+			c, err := f.Client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+	cmd := &cobra.Command{
+		Use:   "add-unit [options] <application name>",
+		Short: "Add units to an application",
+		Long: `Add -n units to a principal application. --to places them, one directive per unit:
+an existing machine (3), a new container on a machine (lxd:3) or on a new machine (lxd).
+Units without a directive get new machines.`,
+		Example: "  juju add-unit mysql\n  juju add-unit mysql -n 2 --to 3,lxd:3",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.FlagErrorf("no application specified")
+			}
+			if len(args) > 1 {
+				return cmdutil.UnrecognizedArgs(args[1:])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Application = args[0]
+			if err := names.ValidateApplicationName(opts.Application); err != nil {
+				return cmdutil.FlagErrorWrap(err)
+			}
+			if opts.NumUnits < 1 {
+				return cmdutil.FlagErrorf("--num-units must be a positive integer")
+			}
+			if opts.To != "" {
+				p, err := placement.Parse(opts.To)
+				if err != nil {
+					return cmdutil.FlagErrorWrap(err)
+				}
+				opts.placement = p
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return addUnitRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.NumUnits, "num-units", "n", 1, "Number of units to add")
+	cmd.Flags().StringVar(&opts.To, "to", "", "Comma-separated placement directives: <machine>, lxd[:<machine>], kvm[:<machine>]")
+	cmdutil.AddModelFlag(cmd, &opts.Model)
+	return cmd
+}
+
+func addUnitRun(ctx context.Context, opts *addUnitOptions) error {
+	model, err := opts.ResolveModel(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := opts.Client(ctx)
+	if err != nil {
+		return err
+	}
+	if n := len(opts.placement); n > opts.NumUnits {
+		fmt.Fprintf(opts.IO.ErrOut, "WARNING %d unit(s) will be added, extra placement directives will be ignored\n", opts.NumUnits)
+	}
+	_, err = c.AddUnits(ctx, &jujupb.AddUnitsRequest{
+		Model:       model.UUID,
+		Application: opts.Application,
+		NumUnits:    int32(opts.NumUnits),
+		Placement:   toPlacements(opts.placement),
+	})
+	// The controller's errors already name the application and the reason.
+	return err
+}

@@ -1,0 +1,425 @@
+// Package application holds the commands that deploy and scale applications and set their
+// constraints.
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jujuclone/juju/api/apierr"
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/base"
+	"github.com/jujuclone/juju/core/charm"
+	"github.com/jujuclone/juju/core/constraints"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/core/placement"
+	"github.com/jujuclone/juju/output"
+)
+
+// deployAPI is the part of the client "juju deploy" uses.
+type deployAPI interface {
+	GetModel(ctx context.Context, ref string) (*jujupb.Model, error)
+	FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error)
+	UploadCharm(ctx context.Context, model string, archive []byte) (*jujupb.UploadCharmResponse, error)
+	Deploy(ctx context.Context, req *jujupb.DeployRequest) (*jujupb.DeployResponse, error)
+}
+
+type deployOptions struct {
+	IO           *output.Streams
+	Client       func(ctx context.Context) (deployAPI, error)
+	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// Repository returns $JUJU_REPOSITORY, where bare charm names are looked up.
+	Repository func() string
+
+	Model       string
+	CharmArg    string
+	AppName     string
+	NumUnits    int
+	To          string
+	Base        string
+	Series      string
+	Constraints []string
+	Config      []string
+	Force       bool
+	Channel     string
+	Revision    int
+	DryRun      bool
+	Overlays    []string
+	MapMachines string
+
+	// Set by validation.
+	placement []placement.Directive
+	base      base.Base
+	cons      constraints.Value
+	config    *configArgs
+}
+
+// NewCmdDeploy returns "juju deploy <charm> [<application name>]": deploy a local charm.
+func NewCmdDeploy(f *cmdutil.Factory, runF func(*deployOptions) error) *cobra.Command {
+	opts := &deployOptions{
+		IO:           f.IO,
+		ResolveModel: f.Model,
+		Client: func(ctx context.Context) (deployAPI, error) {
+			c, err := f.Client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Repository: func() string {
+			cfg, err := f.Config()
+			if err != nil {
+				return ""
+			}
+			return cfg.Repository
+		},
+	}
+	cmd := &cobra.Command{
+		Use:   "deploy [options] <charm> [<application name>]",
+		Short: "Deploy a local charm as a new application",
+		Long: `Deploy a charm from a local directory as a new application, with -n units.
+
+A charm argument starting with "." or "/" is a path (a "local:" prefix is ignored). A bare name
+is looked up as a directory in $JUJU_REPOSITORY. The charm's metadata, the base, the constraints
+and the placement are all checked before anything is sent to the controller.
+
+The base is, first match wins: --base, the model's default base, ` + base.DefaultLTS.DisplayString() + ` if the charm
+supports it, the charm's first supported base. --force accepts a base the charm does not list.`,
+		Example: `  juju deploy ./charms/wordpress -n 2 --constraints mem=2G
+  juju deploy mysql db --base ubuntu@22.04
+  juju deploy ./charms/wordpress --to lxd:0 --config blog-title=News`,
+		Args: cobra.ArbitraryArgs, // checked in validateDeploy, in Juju's order
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validateDeploy(cmd, opts, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return deployRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&opts.NumUnits, "num-units", "n", 1, "Number of units to add")
+	fl.StringVar(&opts.To, "to", "", "Comma-separated placement directives: <machine>, lxd[:<machine>], kvm[:<machine>]")
+	fl.StringVar(&opts.Base, "base", "", "The base on which to deploy, e.g. ubuntu@22.04")
+	fl.StringVar(&opts.Series, "series", "", "The series on which to deploy (deprecated, use --base)")
+	fl.StringArrayVar(&opts.Constraints, "constraints", nil, "Constraints of the application's machines (repeatable)")
+	fl.StringArrayVar(&opts.Config, "config", nil, "A YAML config file or <key>=<value> (@file reads the value from a file; repeatable)")
+	fl.BoolVar(&opts.Force, "force", false, "Allow a base the charm does not declare")
+	fl.StringVar(&opts.Channel, "channel", "", "Channel to follow for upgrades (accepted for compatibility; local charms have none)")
+	fl.IntVar(&opts.Revision, "revision", -1, "Charm revision (needs --channel)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "Only show what would be deployed (ignored for local charms)")
+	fl.StringArrayVar(&opts.Overlays, "overlay", nil, "Bundles to overlay on the primary bundle (bundles only)")
+	fl.StringVar(&opts.MapMachines, "map-machines", "", "Use existing machines for a bundle (bundles only)")
+	cmdutil.AddModelFlag(cmd, &opts.Model)
+	return cmd
+}
+
+// validateDeploy checks flags and arguments in Juju's order; every error is a usage error.
+func validateDeploy(cmd *cobra.Command, opts *deployOptions, args []string) error {
+	if opts.Series != "" && opts.Base != "" {
+		return cmdutil.FlagErrorf("--series and --base cannot be specified together")
+	}
+	switch len(args) {
+	case 0:
+		return cmdutil.FlagErrorf("no charm or bundle specified")
+	case 1:
+		opts.CharmArg = args[0]
+	case 2:
+		opts.CharmArg, opts.AppName = args[0], args[1]
+		if err := names.ValidateApplicationName(opts.AppName); err != nil {
+			return cmdutil.FlagErrorWrap(err)
+		}
+	default:
+		return cmdutil.UnrecognizedArgs(args[2:])
+	}
+	if opts.NumUnits < 1 {
+		return cmdutil.FlagErrorf("--num-units must be a positive integer")
+	}
+	if opts.To != "" {
+		p, err := placement.Parse(opts.To)
+		if err != nil {
+			return cmdutil.FlagErrorWrap(err)
+		}
+		opts.placement = p
+	}
+	if opts.Channel != "" {
+		if err := checkChannel(opts.Channel); err != nil {
+			return cmdutil.FlagErrorf("error in --channel: %v", err)
+		}
+	}
+	if opts.Series != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "WARNING series flag is deprecated, use --base instead")
+		b, err := base.FromSeries(opts.Series)
+		if err != nil {
+			return cmdutil.FlagErrorf("attempting to convert %q to a base: %v", opts.Series, err)
+		}
+		opts.base = b
+	}
+	if opts.Base != "" {
+		b, err := base.Parse(opts.Base)
+		if err != nil {
+			return cmdutil.FlagErrorWrap(err)
+		}
+		opts.base = b
+	}
+	cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, opts.Constraints...)
+	if err != nil {
+		return err
+	}
+	opts.cons = cons
+	cfg, err := parseConfigArgs(opts.Config)
+	if err != nil {
+		return cmdutil.FlagErrorWrap(err)
+	}
+	opts.config = cfg
+	return nil
+}
+
+// checkChannel accepts [<track>/]<risk>[/<branch>] and a bare track.
+func checkChannel(ch string) error {
+	risks := []string{base.Stable, base.Candidate, base.Beta, base.Edge}
+	isRisk := func(s string) bool {
+		for _, r := range risks {
+			if s == r {
+				return true
+			}
+		}
+		return false
+	}
+	parts := strings.Split(ch, "/")
+	for _, p := range parts {
+		if p == "" {
+			return fmt.Errorf("channel %q not valid", ch)
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return nil
+	case 2:
+		if isRisk(parts[0]) || isRisk(parts[1]) {
+			return nil
+		}
+	case 3:
+		if isRisk(parts[1]) {
+			return nil
+		}
+	}
+	return fmt.Errorf("risk in channel %q not valid, expected one of stable, candidate, beta, edge", ch)
+}
+
+func deployRun(ctx context.Context, opts *deployOptions) error {
+	path, err := locateCharm(opts)
+	if err != nil {
+		return err
+	}
+	meta, err := charm.ReadDir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no charm was found at %q", opts.CharmArg)
+	}
+	if err != nil {
+		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	if err := meta.Check(); err != nil {
+		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	numUnits := opts.NumUnits
+	if meta.Subordinate {
+		if opts.cons.HasAny() {
+			return cmdutil.FlagErrorf("cannot use --constraints with subordinate application")
+		}
+		if opts.NumUnits != 1 || len(opts.placement) > 0 {
+			return cmdutil.FlagErrorf("cannot use --num-units or --to with subordinate application")
+		}
+		numUnits = 0
+	}
+	appName := opts.AppName
+	if appName == "" {
+		appName = meta.Name
+		if err := names.ValidateApplicationName(appName); err != nil {
+			return fmt.Errorf("charm name cannot be used as an application name: %w; give one as the second argument", err)
+		}
+	}
+	config, err := opts.config.resolve(appName)
+	if err != nil {
+		return err
+	}
+	if n := len(opts.placement); n > numUnits && numUnits > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "WARNING %d unit(s) will be deployed, extra placement directives will be ignored\n", numUnits)
+	}
+	if opts.DryRun {
+		fmt.Fprintln(opts.IO.ErrOut, "ignoring dry-run flag for local charms")
+	}
+	archive, skipped, err := zipCharm(path)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(opts.IO.ErrOut, "WARNING not uploading %q: larger than 10 MiB\n", s)
+	}
+
+	model, err := opts.ResolveModel(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := opts.Client(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := c.GetModel(ctx, model.UUID)
+	if err != nil {
+		return fmt.Errorf("getting model %q: %w", model.Name, err)
+	}
+	var modelBase base.Base
+	if s := m.GetDefaultBase(); s != "" {
+		if b, err := base.Parse(s); err == nil {
+			modelBase = b
+		}
+	}
+	chosen, err := base.Select(opts.base, modelBase, meta.Bases, opts.Force)
+	if err != nil {
+		return err
+	}
+
+	// Refuse an existing name before uploading, so a failed deploy leaves the model as it was.
+	st, err := c.FullStatus(ctx, model.UUID, []string{appName})
+	if err != nil {
+		return fmt.Errorf("getting status of model %q: %w", model.Name, err)
+	}
+	for _, a := range st.GetApplications() {
+		if a.GetName() == appName {
+			return alreadyExists(apierr.Errorf(apierr.AlreadyExists, "cannot add application %q: application already exists", appName))
+		}
+	}
+
+	up, err := c.UploadCharm(ctx, model.UUID, archive)
+	if err != nil {
+		return fmt.Errorf("uploading charm %q: %w", meta.Name, err)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Located local charm %q, revision %d\n", meta.Name, up.GetRevision())
+	fmt.Fprintf(opts.IO.ErrOut, "Deploying %q from local charm %q, revision %d on %s\n", appName, meta.Name, up.GetRevision(), chosen)
+
+	_, err = c.Deploy(ctx, &jujupb.DeployRequest{
+		Model:       model.UUID,
+		Application: appName,
+		CharmUrl:    up.GetUrl(),
+		Base:        &jujupb.Base{Name: chosen.OS, Channel: chosen.Channel.String()},
+		NumUnits:    int32(numUnits),
+		Placement:   toPlacements(opts.placement),
+		Constraints: opts.cons.String(),
+		Config:      config,
+	})
+	if errors.Is(err, apierr.AlreadyExists) {
+		return alreadyExists(err)
+	}
+	// Like Juju, the controller's own message: it names the application and the reason.
+	return err
+}
+
+// alreadyExists adds Juju's hint to an application-exists error.
+func alreadyExists(err error) error {
+	return fmt.Errorf("%w\ndeploy application using an alias name:\n    juju deploy <application> <alias>\nor use remove-application to remove the existing one and try again.", err)
+}
+
+var revisionSuffixRe = regexp.MustCompile(`^[a-z][a-z0-9-]*-[0-9]+$`)
+
+// locateCharm finds the charm directory the argument names.
+func locateCharm(opts *deployOptions) (string, error) {
+	arg := strings.TrimPrefix(opts.CharmArg, "local:")
+	if strings.HasPrefix(arg, ".") || filepath.IsAbs(arg) {
+		return checkCharmPath(opts, arg)
+	}
+	if strings.HasPrefix(arg, "ch:") || strings.HasPrefix(arg, "cs:") {
+		return "", fmt.Errorf("cannot deploy %q: only local charms are supported; set $JUJU_REPOSITORY or give a path like ./%s", arg, strings.SplitN(arg, ":", 2)[1])
+	}
+	if revisionSuffixRe.MatchString(arg) {
+		return "", errors.New("cannot specify revision in a charm or bundle name. Please use --revision.")
+	}
+	if opts.Revision >= 0 && opts.Channel == "" {
+		return "", errors.New("specifying a revision requires a channel for future upgrades. Please use --channel")
+	}
+	if err := checkCharmOnlyOptions(opts); err != nil {
+		return "", err
+	}
+	repo := opts.Repository()
+	if repo != "" {
+		candidate := filepath.Join(repo, arg)
+		if info, err := os.Stat(candidate); err == nil && info.IsDir() {
+			return checkCharmPath(opts, candidate)
+		}
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return "", fmt.Errorf("The charm or bundle %q is ambiguous.\n"+
+			"To deploy a local charm or bundle, run `juju deploy ./%s`.\n"+
+			"To deploy a charm or bundle from CharmHub, run `juju deploy ch:%s`.", arg, arg, arg)
+	}
+	if repo != "" {
+		return "", fmt.Errorf("charm %q not found in $JUJU_REPOSITORY", arg)
+	}
+	return "", fmt.Errorf("cannot deploy %q: only local charms are supported; set $JUJU_REPOSITORY or give a path like ./%s", arg, arg)
+}
+
+// checkCharmPath refuses paths that are missing, bundles, or not charm directories.
+func checkCharmPath(opts *deployOptions, path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("no charm was found at %q", opts.CharmArg)
+	}
+	isBundle := strings.HasSuffix(path, ".yaml")
+	if info.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, "bundle.yaml")); err == nil {
+			isBundle = true
+		}
+	}
+	if isBundle {
+		return "", fmt.Errorf("cannot deploy bundle %q: bundles are not supported", opts.CharmArg)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("invalid charm or bundle provided at %q: only charm directories are supported", opts.CharmArg)
+	}
+	if _, err := os.Stat(filepath.Join(path, "metadata.yaml")); err != nil {
+		return "", fmt.Errorf("invalid charm or bundle provided at %q", opts.CharmArg)
+	}
+	if err := checkCharmOnlyOptions(opts); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// checkCharmOnlyOptions refuses the bundle-only options.
+func checkCharmOnlyOptions(opts *deployOptions) error {
+	var given []string
+	if len(opts.Overlays) > 0 {
+		given = append(given, "--overlay")
+	}
+	if opts.MapMachines != "" {
+		given = append(given, "--map-machines")
+	}
+	if len(given) > 0 {
+		return fmt.Errorf("options provided but not supported when deploying a charm: %s", strings.Join(given, ", "))
+	}
+	return nil
+}
+
+// toPlacements converts parsed --to directives for the API.
+func toPlacements(ds []placement.Directive) []*jujupb.Placement {
+	var out []*jujupb.Placement
+	for _, d := range ds {
+		p := &jujupb.Placement{Scope: d.Scope, Directive: d.Machine}
+		if d.IsProvider() {
+			p.Directive = d.Raw
+		}
+		out = append(out, p)
+	}
+	return out
+}

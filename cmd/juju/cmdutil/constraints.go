@@ -1,0 +1,60 @@
+package cmdutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jujuclone/juju/core/constraints"
+	"github.com/jujuclone/juju/output"
+)
+
+// ConstraintsFormat prints constraints as Juju does by default: "cores=4 mem=8192M".
+const ConstraintsFormat output.Format = "constraints"
+
+// AddConstraintsFormatFlag registers --format constraints|json|yaml (default constraints) and
+// -o/--output.
+func AddConstraintsFormatFlag(cmd *cobra.Command, f *output.Format, path *string) {
+	output.AddFormatFlag(cmd, f, ConstraintsFormat, ConstraintsFormat, output.JSON, output.YAML)
+	output.AddOutputFlag(cmd, path)
+}
+
+// ParseConstraints parses --constraints values or key=value arguments as a usage error source,
+// printing deprecation warnings to w.
+func ParseConstraints(w io.Writer, args ...string) (constraints.Value, error) {
+	v, warnings, err := constraints.ParseWithWarnings(args...)
+	if err != nil {
+		return constraints.Value{}, FlagErrorWrap(err)
+	}
+	for _, msg := range warnings {
+		fmt.Fprintf(w, "WARNING %s\n", msg)
+	}
+	if err := constraints.Validate(v); err != nil {
+		return constraints.Value{}, FlagErrorWrap(err)
+	}
+	return v, nil
+}
+
+// WriteConstraints writes canonical constraints cons in format f: the string itself plus a
+// newline, or the set keys as a JSON/YAML map ({"cores":4,"mem":8192}); to the file at path
+// when set, else to s.Out.
+func WriteConstraints(s *output.Streams, path string, f output.Format, cons string) error {
+	v, err := constraints.Parse(cons)
+	if err != nil {
+		return fmt.Errorf("controller sent invalid constraints %q: %w", cons, err)
+	}
+	if f != ConstraintsFormat {
+		return output.WriteFile(path, f, v, s)
+	}
+	text := v.String() + "\n"
+	if path == "" {
+		_, err := io.WriteString(s.Out, text)
+		return err
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing output file: %w", err)
+	}
+	return nil
+}

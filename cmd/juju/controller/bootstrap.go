@@ -1,0 +1,366 @@
+// Package controller holds the commands that create, list and destroy controllers.
+package controller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/output"
+)
+
+const (
+	localCloud     = "localhost"
+	defaultName    = "local"
+	initialModel   = "default"
+	bootstrapFile  = "bootstrap.json"
+	jujudLog       = "jujud.log"
+	pidFile        = "jujud.pid"
+	pollInterval   = 20 * time.Millisecond
+	startupTimeout = 30 * time.Second
+)
+
+// bootstrapInfo is what jujud writes to <data-dir>/bootstrap.json once it serves the API.
+type bootstrapInfo struct {
+	ControllerUUID string `json:"controller_uuid"`
+	APIAddr        string `json:"api_addr"`
+	CACert         string `json:"ca_cert"`
+	AdminTag       string `json:"admin_tag"`
+	AdminPassword  string `json:"admin_password"`
+	PID            int    `json:"pid"`
+	Models         []struct {
+		Name string `json:"name"`
+		UUID string `json:"uuid"`
+	} `json:"models"`
+}
+
+// process is a started jujud.
+type process struct {
+	PID int
+	// Exited receives the process's exit error, once.
+	Exited <-chan error
+	// Stop asks the process to terminate.
+	Stop func()
+}
+
+// versioner is the part of client.Client bootstrap uses to check the controller answers.
+type versioner interface {
+	Version(ctx context.Context) (*jujupb.VersionResponse, error)
+	Close() error
+}
+
+type bootstrapOptions struct {
+	IO      *output.Streams
+	Store   *cmdutil.Store
+	Cloud   string
+	Name    string
+	APIPort int
+
+	// FindJujud locates the jujud binary.
+	FindJujud func() (string, error)
+	// Launch starts jujud detached, its output appended to logPath.
+	Launch func(bin string, args []string, logPath string) (*process, error)
+	// Dial connects to the new controller.
+	Dial func(ctx context.Context, cfg client.Config) (versioner, error)
+	// Poll and Timeout pace the wait for bootstrap.json.
+	Poll, Timeout time.Duration
+}
+
+// NewCmdBootstrap returns "juju bootstrap [cloud] [name]": start a local controller.
+func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *cobra.Command {
+	opts := &bootstrapOptions{
+		IO:        f.IO,
+		Store:     f.Store,
+		FindJujud: findJujud,
+		Launch:    launchJujud,
+		Dial: func(ctx context.Context, cfg client.Config) (versioner, error) {
+			return client.Dial(ctx, cfg)
+		},
+		Poll:    pollInterval,
+		Timeout: startupTimeout,
+	}
+	cmd := &cobra.Command{
+		Use:   "bootstrap [<cloud>] [<controller name>]",
+		Short: "Start a controller on this machine",
+		Long: `Start a controller on this machine: jujud runs in the background with its data under
+$JUJU_DATA/controllers/<name>, listening on a loopback port. The controller gets the models
+"controller" and "default", and becomes the current controller with "default" as current model.
+
+The only cloud is "localhost"; the controller name defaults to "local".`,
+		Example: `  juju bootstrap
+  juju bootstrap localhost dev --api-port 17070`,
+		Args: cmdutil.MaxArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Cloud, opts.Name = localCloud, defaultName
+			if len(args) > 0 {
+				opts.Cloud = args[0]
+			}
+			if len(args) > 1 {
+				opts.Name = args[1]
+			}
+			if opts.Cloud != localCloud {
+				return cmdutil.FlagErrorf("unknown cloud %q; only %q is supported", opts.Cloud, localCloud)
+			}
+			if !names.IsValidController(opts.Name) {
+				return cmdutil.FlagErrorf("controller name %q not valid", opts.Name)
+			}
+			if opts.APIPort < 0 || opts.APIPort > 65535 {
+				return cmdutil.FlagErrorf("--api-port must be between 0 and 65535")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return bootstrapRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.APIPort, "api-port", 0, "Port of the controller API on 127.0.0.1 (0 picks a free port)")
+	return cmd
+}
+
+func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
+	if _, err := opts.Store.ControllerByName(opts.Name); err == nil {
+		return fmt.Errorf("controller %q already exists", opts.Name)
+	}
+	bin, err := opts.FindJujud()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(opts.Store.Dir, "controllers", opts.Name)
+	if err := prepareDataDir(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Creating Juju controller %q on %s\n", opts.Name, opts.Cloud)
+
+	logPath := filepath.Join(dir, jujudLog)
+	args := []string{
+		"--data-dir", dir,
+		"--controller-name", opts.Name,
+		"--api-addr", fmt.Sprintf("127.0.0.1:%d", opts.APIPort),
+	}
+	proc, err := opts.Launch(bin, args, logPath)
+	if err != nil {
+		return fmt.Errorf("starting jujud: %w", err)
+	}
+	info, err := waitForController(ctx, opts, dir, proc)
+	if err == nil {
+		err = recordController(ctx, opts, dir, proc, info)
+	}
+	if err != nil {
+		proc.Stop()
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Bootstrap complete, controller %q is now available\n", opts.Name)
+	fmt.Fprintf(opts.IO.ErrOut, "Initial model %q added\n", initialModel)
+	return nil
+}
+
+// prepareDataDir creates the controller's data directory (0700). A directory left behind by
+// a controller that is not in the store is reused only if no jujud still runs from it.
+func prepareDataDir(dir string) error {
+	if info, err := readBootstrapInfo(dir); err == nil && info.PID > 0 && processAlive(info.PID) {
+		return fmt.Errorf("a controller is already running from %s (pid %d); stop it first", dir, info.PID)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing stale controller directory: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating controller directory: %w", err)
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// waitForController polls for bootstrap.json until jujud writes it, exits, or the timeout.
+func waitForController(ctx context.Context, opts *bootstrapOptions, dir string, proc *process) (*bootstrapInfo, error) {
+	deadline := time.NewTimer(opts.Timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(opts.Poll)
+	defer tick.Stop()
+	logPath := filepath.Join(dir, jujudLog)
+	for {
+		if info, err := readBootstrapInfo(dir); err == nil {
+			return info, nil
+		}
+		select {
+		case err := <-proc.Exited:
+			if err == nil {
+				err = errors.New("exit status 0")
+			}
+			return nil, fmt.Errorf("jujud stopped before the controller was ready (%v)%s", err, logTail(logPath))
+		case <-deadline.C:
+			return nil, fmt.Errorf("controller did not start within %s%s", opts.Timeout, logTail(logPath))
+		case <-ctx.Done():
+			return nil, fmt.Errorf("bootstrap interrupted: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// readBootstrapInfo reads a complete bootstrap.json; a partly written one is an error.
+func readBootstrapInfo(dir string) (*bootstrapInfo, error) {
+	data, err := os.ReadFile(filepath.Join(dir, bootstrapFile))
+	if err != nil {
+		return nil, err
+	}
+	var info bootstrapInfo
+	if err := json.Unmarshal(data, &info); err != nil {
+		return nil, err
+	}
+	if info.APIAddr == "" || info.CACert == "" || info.AdminTag == "" {
+		return nil, errors.New("bootstrap.json incomplete")
+	}
+	return &info, nil
+}
+
+// recordController checks the controller answers, then records it in the store as current.
+func recordController(ctx context.Context, opts *bootstrapOptions, dir string, proc *process, info *bootstrapInfo) error {
+	c, err := opts.Dial(ctx, client.Config{
+		Endpoint: info.APIAddr,
+		CACert:   []byte(info.CACert),
+		Tag:      info.AdminTag,
+		Password: info.AdminPassword,
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	v, err := c.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the new controller: %w", err)
+	}
+	pid := info.PID
+	if pid == 0 {
+		pid = proc.PID
+	}
+	pidPath := filepath.Join(dir, pidFile)
+	if err := cmdutil.WriteFileAtomic(pidPath, fmt.Appendf(nil, "%d\n", pid), 0o600); err != nil {
+		return err
+	}
+	uuid := info.ControllerUUID
+	if uuid == "" {
+		uuid = v.GetControllerUuid()
+	}
+	if err := opts.Store.AddController(opts.Name, cmdutil.ControllerDetails{
+		UUID:         uuid,
+		APIEndpoints: []string{info.APIAddr},
+		CACert:       info.CACert,
+		Cloud:        localCloud,
+		Region:       localCloud,
+		AgentVersion: v.GetVersion(),
+		DataDir:      dir,
+		PIDFile:      pidPath,
+	}); err != nil {
+		return err
+	}
+	if err := opts.Store.UpdateAccount(opts.Name, cmdutil.AccountDetails{
+		User:     strings.TrimPrefix(info.AdminTag, "user-"),
+		Password: info.AdminPassword,
+	}); err != nil {
+		return err
+	}
+	models := map[string]cmdutil.ModelDetails{}
+	for _, m := range info.Models {
+		models[m.Name] = cmdutil.ModelDetails{UUID: m.UUID, Type: "iaas"}
+	}
+	if err := opts.Store.SetModels(opts.Name, models); err != nil {
+		return err
+	}
+	if err := opts.Store.SetCurrentController(opts.Name); err != nil {
+		return err
+	}
+	return opts.Store.SetCurrentModel(opts.Name, initialModel)
+}
+
+// logTail returns the last lines of jujud's log, to explain a failed start.
+func logTail(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return "\n" + path + ":\n" + strings.Join(lines, "\n")
+}
+
+// findJujud looks for jujud next to the running juju binary, then on $PATH.
+func findJujud() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = resolved
+		}
+		candidate := filepath.Join(filepath.Dir(exe), "jujud")
+		if info, err := os.Stat(candidate); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return candidate, nil
+		}
+	}
+	if p, err := exec.LookPath("jujud"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("cannot find jujud next to juju or on $PATH")
+}
+
+// launchJujud starts jujud in its own session (so that it outlives juju and ignores the
+// terminal's signals), stdin from /dev/null, stdout and stderr appended to logPath.
+func launchJujud(bin string, args []string, logPath string) (*process, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return &process{
+		PID:    cmd.Process.Pid,
+		Exited: exited,
+		Stop:   func() { _ = cmd.Process.Signal(syscall.SIGTERM) },
+	}, nil
+}
+
+// processAlive reports whether pid is a live jujud (not a zombie, not a recycled pid of some
+// other program).
+func processAlive(pid int) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err == nil {
+		// Format: pid (comm) state ...
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && len(cmdline) > 0 {
+		return bytes.Contains(cmdline, []byte("jujud"))
+	}
+	return true
+}

@@ -1,0 +1,193 @@
+// Package machine holds the commands that manage machines.
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/base"
+	"github.com/jujuclone/juju/core/constraints"
+	"github.com/jujuclone/juju/core/placement"
+	"github.com/jujuclone/juju/output"
+)
+
+// addAPI is the part of the client "juju add-machine" uses.
+type addAPI interface {
+	AddMachines(ctx context.Context, req *jujupb.AddMachinesRequest) ([]*jujupb.AddMachineResult, error)
+}
+
+type addOptions struct {
+	IO           *output.Streams
+	Client       func(ctx context.Context) (addAPI, error)
+	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+
+	Model       string
+	NumMachines int
+	Base        string
+	Series      string
+	Constraints []string
+	Placement   string
+
+	base  base.Base
+	cons  constraints.Value
+	place *jujupb.Placement
+}
+
+// NewCmdAdd returns "juju add-machine [lxd|kvm|lxd:<machine>]": add machines or containers.
+func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command {
+	opts := &addOptions{
+		IO:           f.IO,
+		ResolveModel: f.Model,
+		Client: func(ctx context.Context) (addAPI, error) {
+			c, err := f.Client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+	cmd := &cobra.Command{
+		Use:   "add-machine [options] [<container type>[:<machine>]]",
+		Short: "Add machines or containers to the model",
+		Long: `Add -n new machines, or one container: "lxd" or "kvm" on a new machine, "lxd:<machine>"
+on an existing one. The local provider does not take other placement directives.`,
+		Example: `  juju add-machine
+  juju add-machine -n 2 --base ubuntu@22.04 --constraints cores=1
+  juju add-machine lxd:0`,
+		Args: cmdutil.MaxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Placement = args[0]
+			}
+			if err := validateAdd(opts); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return addRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.NumMachines, "num-machines", "n", 1, "The number of machines to add")
+	cmd.Flags().StringVar(&opts.Base, "base", "", "The base to install on the new machines, e.g. ubuntu@22.04")
+	cmd.Flags().StringVar(&opts.Series, "series", "", "The series to install (deprecated, use --base)")
+	cmd.Flags().StringArrayVar(&opts.Constraints, "constraints", nil, "Constraints of the new machines (repeatable)")
+	cmdutil.AddModelFlag(cmd, &opts.Model)
+	return cmd
+}
+
+func validateAdd(opts *addOptions) error {
+	if opts.Series != "" && opts.Base != "" {
+		return cmdutil.FlagErrorf("--series and --base cannot be specified together")
+	}
+	if opts.NumMachines < 1 {
+		return cmdutil.FlagErrorf("-n must be a positive integer")
+	}
+	if opts.Placement != "" {
+		p, err := parsePlacement(opts.Placement)
+		if err != nil {
+			return cmdutil.FlagErrorWrap(err)
+		}
+		if opts.NumMachines > 1 {
+			return cmdutil.FlagErrorf("cannot use -n when specifying a placement directive")
+		}
+		opts.place = p
+	}
+	if opts.Series != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "WARNING series flag is deprecated, use --base instead")
+		b, err := base.FromSeries(opts.Series)
+		if err != nil {
+			return cmdutil.FlagErrorf("attempting to convert %q to a base: %v", opts.Series, err)
+		}
+		opts.base = b
+	}
+	if opts.Base != "" {
+		b, err := base.Parse(opts.Base)
+		if err != nil {
+			return cmdutil.FlagErrorWrap(err)
+		}
+		opts.base = b
+	}
+	if !opts.base.IsZero() && !base.IsSupported(opts.base) {
+		return cmdutil.FlagErrorf("base %q is not supported, supported bases are: %s", opts.base.DisplayString(), base.SupportedString())
+	}
+	cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, opts.Constraints...)
+	if err != nil {
+		return err
+	}
+	if cons.Container != nil && *cons.Container != "" && *cons.Container != "none" {
+		return cmdutil.FlagErrorf("container constraint %q not allowed when adding a machine", *cons.Container)
+	}
+	opts.cons = cons
+	return nil
+}
+
+// parsePlacement accepts what the local provider can do: a new container, on a new machine
+// or an existing one.
+func parsePlacement(arg string) (*jujupb.Placement, error) {
+	if strings.HasPrefix(arg, "ssh:") {
+		return nil, fmt.Errorf("manual provisioning (%q) is not supported; use lxd, kvm or lxd:<machine>", arg)
+	}
+	ds, err := placement.Parse(arg)
+	if err != nil || len(ds) != 1 {
+		return nil, fmt.Errorf("invalid placement directive %q; use lxd, kvm or lxd:<machine>", arg)
+	}
+	d := ds[0]
+	switch {
+	case d.IsExisting():
+		return nil, errors.New("machine-id cannot be specified when adding machines")
+	case d.IsContainer():
+		return &jujupb.Placement{Scope: d.Scope, Directive: d.Machine}, nil
+	}
+	return nil, fmt.Errorf("placement directive %q is not supported by the local provider; use lxd, kvm or lxd:<machine>", arg)
+}
+
+func addRun(ctx context.Context, opts *addOptions) error {
+	model, err := opts.ResolveModel(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := opts.Client(ctx)
+	if err != nil {
+		return err
+	}
+	req := &jujupb.AddMachinesRequest{Model: model.UUID}
+	for range opts.NumMachines {
+		p := &jujupb.AddMachineParams{Constraints: opts.cons.String(), Placement: opts.place}
+		if !opts.base.IsZero() {
+			p.Base = &jujupb.Base{Name: opts.base.OS, Channel: opts.base.Channel.String()}
+		}
+		req.Params = append(req.Params, p)
+	}
+	results, err := c.AddMachines(ctx, req)
+	if err != nil {
+		return fmt.Errorf("adding machines: %w", err)
+	}
+	var errs []string
+	for _, r := range results {
+		if r.GetError() != "" {
+			errs = append(errs, r.GetError())
+			continue
+		}
+		kind := "machine"
+		if strings.Contains(r.GetMachineId(), "/") {
+			kind = "container"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "created %s %s\n", kind, r.GetMachineId())
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	if len(errs) == 1 {
+		fmt.Fprintln(opts.IO.ErrOut, "failed to create 1 machine")
+	} else {
+		fmt.Fprintf(opts.IO.ErrOut, "failed to create %d machines\n", len(errs))
+	}
+	return errors.New(strings.Join(errs, ", "))
+}

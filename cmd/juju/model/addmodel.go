@@ -1,0 +1,115 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/output"
+)
+
+// addModelAPI is the part of the client "juju add-model" uses.
+type addModelAPI interface {
+	AddModel(ctx context.Context, name, cons string) (*jujupb.Model, error)
+}
+
+type addModelOptions struct {
+	IO     *output.Streams
+	Store  *cmdutil.Store
+	Config func() (*cmdutil.Config, error)
+	Client func(ctx context.Context) (addModelAPI, error)
+
+	Name        string
+	Controller  string
+	Constraints []string
+	NoSwitch    bool
+
+	cons string
+}
+
+// NewCmdAddModel returns "juju add-model <name>": create a model and switch to it.
+func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobra.Command {
+	opts := &addModelOptions{
+		IO:     f.IO,
+		Store:  f.Store,
+		Config: f.Config,
+		Client: func(ctx context.Context) (addModelAPI, error) {
+			c, err := f.Client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+	cmd := &cobra.Command{
+		Use:     "add-model [options] <model name>",
+		Short:   "Add a model to the controller",
+		Long:    "Add a model to the current controller (or -c) and make it the current model, unless --no-switch.",
+		Example: "  juju add-model test\n  juju add-model big --constraints mem=8G",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.FlagErrorf("model name is required")
+			}
+			if len(args) > 1 {
+				return cmdutil.UnrecognizedArgs(args[1:])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if !names.IsValidModel(opts.Name) {
+				return cmdutil.FlagErrorf("%q is not a valid name: model names may only contain lowercase letters, digits and hyphens", opts.Name)
+			}
+			cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, opts.Constraints...)
+			if err != nil {
+				return err
+			}
+			opts.cons = cons.String()
+			if runF != nil {
+				return runF(opts)
+			}
+			return addModelRun(cmd.Context(), opts)
+		},
+	}
+	cmdutil.AddControllerFlag(cmd, &opts.Controller)
+	cmd.Flags().StringArrayVar(&opts.Constraints, "constraints", nil, "Constraints of the model's machines (repeatable)")
+	cmd.Flags().BoolVar(&opts.NoSwitch, "no-switch", false, "Do not make the new model the current one")
+	return cmd
+}
+
+func addModelRun(ctx context.Context, opts *addModelOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	c, err := opts.Client(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := c.AddModel(ctx, opts.Name, opts.cons)
+	if err != nil {
+		return fmt.Errorf("adding model %q: %w", opts.Name, err)
+	}
+	if err := opts.Store.UpdateModel(cfg.Controller, m.GetName(), cmdutil.ModelDetails{UUID: m.GetUuid(), Type: modelType(m.GetType())}); err != nil {
+		return err
+	}
+	if !opts.NoSwitch {
+		if err := opts.Store.SetCurrentModel(cfg.Controller, m.GetName()); err != nil {
+			return err
+		}
+	}
+	user := m.GetOwner()
+	if acct, err := opts.Store.AccountDetails(cfg.Controller); err == nil && user == "" {
+		user = acct.User
+	}
+	cloud := m.GetCloud()
+	if cloud == "" {
+		cloud = "localhost"
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Added '%s' model on %s with credential '%s' for user '%s'\n", m.GetName(), cloud, user, user)
+	return nil
+}

@@ -1,0 +1,154 @@
+// Package root assembles the juju command tree and is the one place that turns errors into
+// exit codes.
+package root
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jujuclone/juju/cmd/juju/application"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/cmd/juju/controller"
+	"github.com/jujuclone/juju/cmd/juju/machine"
+	"github.com/jujuclone/juju/cmd/juju/model"
+	"github.com/jujuclone/juju/cmd/juju/status"
+	versioncmd "github.com/jujuclone/juju/cmd/juju/version"
+	"github.com/jujuclone/juju/core/version"
+	"github.com/jujuclone/juju/output"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// NewCmdRoot returns the juju command with every subcommand registered.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "juju",
+		Short: "Juju deploys and operates applications on a local controller",
+		Long: `Juju deploys charms (applications and their operational code) into models on a
+controller, adds units and machines, and reports their status.
+
+Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status".`,
+		Version:       version.Current,
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f.BindFlags(cmd.Flags())
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
+	}
+	cmd.SetVersionTemplate("{{.Version}}\n")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &cmdutil.FlagError{Err: jujuFlagError(err)}
+	})
+	cmd.CompletionOptions.HiddenDefaultCmd = true
+	cmd.SuggestionsMinimumDistance = 2
+
+	cmd.AddCommand(
+		controller.NewCmdBootstrap(f, nil),
+		controller.NewCmdControllers(f, nil),
+		controller.NewCmdKillController(f, nil),
+		model.NewCmdModels(f, nil),
+		model.NewCmdAddModel(f, nil),
+		model.NewCmdSwitch(f, nil),
+		model.NewCmdModelConstraints(f, nil),
+		model.NewCmdSetModelConstraints(f, nil),
+		application.NewCmdDeploy(f, nil),
+		application.NewCmdAddUnit(f, nil),
+		application.NewCmdConstraints(f, nil),
+		application.NewCmdSetConstraints(f, nil),
+		machine.NewCmdAdd(f, nil),
+		status.NewCmdStatus(f, nil),
+		versioncmd.NewCmdVersion(f, nil),
+	)
+	return cmd
+}
+
+// unknownCommand is Juju's answer to a command it does not know, with a suggestion when one is
+// close.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("juju: %q is not a juju command. See \"juju --help\".", name)
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean:\n\t" + s[0]
+	}
+	return &cmdutil.FlagError{Err: errors.New(msg)}
+}
+
+var (
+	unknownShorthandRe = regexp.MustCompile(`^unknown shorthand flag: '(.)' in .*$`)
+	needsArgShortRe    = regexp.MustCompile(`^flag needs an argument: '(.)' in .*$`)
+	invalidArgRe       = regexp.MustCompile(`^invalid argument (".*") for "(?:-., )?(--[^"]+)" flag: (.*)$`)
+)
+
+// jujuFlagError rewrites pflag's messages in the words of Juju's gnuflag ("option provided but
+// not defined: --x").
+func jujuFlagError(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: "):
+		return errors.New("option provided but not defined: " + strings.TrimPrefix(msg, "unknown flag: "))
+	case unknownShorthandRe.MatchString(msg):
+		return errors.New("option provided but not defined: -" + unknownShorthandRe.FindStringSubmatch(msg)[1])
+	case needsArgShortRe.MatchString(msg):
+		return errors.New("option needs an argument: -" + needsArgShortRe.FindStringSubmatch(msg)[1])
+	case strings.HasPrefix(msg, "flag needs an argument: "):
+		return errors.New("option needs an argument: " + strings.TrimPrefix(msg, "flag needs an argument: "))
+	case invalidArgRe.MatchString(msg):
+		m := invalidArgRe.FindStringSubmatch(msg)
+		return fmt.Errorf("invalid value %s for option %s: %s", m[1], m[2], m[3])
+	}
+	return err
+}
+
+// Main runs juju with args (without the program name) on streams s and returns the exit code:
+// 0 success, 2 usage error, 1 any other failure. Errors are printed as "ERROR <msg>" on stderr.
+func Main(args []string, s *output.Streams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := cmdutil.NewFactory(s)
+	defer f.Close()
+	return run(ctx, NewCmdRoot(f), args, s)
+}
+
+func run(ctx context.Context, cmd *cobra.Command, args []string, s *output.Streams) int {
+	cmd.SetArgs(args)
+	cmd.SetIn(s.In)
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.ErrOut)
+	_, err := cmd.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, cmdutil.ErrSilent) {
+		return exitError
+	}
+	prefix := "ERROR"
+	if s.Color {
+		prefix = output.Paint(s, output.Red, prefix)
+	}
+	fmt.Fprintf(s.ErrOut, "%s %s\n", prefix, err)
+	var fe *cmdutil.FlagError
+	if errors.As(err, &fe) {
+		return exitUsage
+	}
+	return exitError
+}

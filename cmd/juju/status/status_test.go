@@ -1,0 +1,186 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jujuclone/juju/api/apierr"
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/internal/testutil/golden"
+	"github.com/jujuclone/juju/output"
+)
+
+func execute(cmd *cobra.Command, args string) error {
+	cmd.SetArgs(strings.Fields(args))
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	return cmd.Execute()
+}
+
+func TestNewCmdStatus(t *testing.T) {
+	tests := []struct {
+		args, wantErr string
+		check         func(t *testing.T, o *statusOptions)
+	}{
+		{args: "", check: func(t *testing.T, o *statusOptions) {
+			if o.Format != output.Tabular || len(o.Patterns) != 0 || o.UTC || o.Color || o.NoColor {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "mysql wordpress/0 --format yaml -o out.yaml --utc --color -m other", check: func(t *testing.T, o *statusOptions) {
+			if o.Format != output.YAML || o.Output != "out.yaml" || !o.UTC || !o.Color || o.Model != "other" ||
+				strings.Join(o.Patterns, " ") != "mysql wordpress/0" {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "--color --no-color", wantErr: "cannot mix --no-color and --color"},
+		{args: "--format xml", wantErr: `invalid value "xml" for --format: expected one of json, tabular, yaml`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			var got *statusOptions
+			cmd := NewCmdStatus(cmdutil.TestFactory(), func(o *statusOptions) error { got = o; return nil })
+			err := execute(cmd, tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+type fakeStatus struct {
+	model    string
+	patterns []string
+	resp     *jujupb.FullStatusResponse
+	err      error
+}
+
+func (f *fakeStatus) FullStatus(_ context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error) {
+	f.model, f.patterns = model, patterns
+	return f.resp, f.err
+}
+
+var now = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func modelStatus() *jujupb.ModelStatus {
+	return &jujupb.ModelStatus{Name: "default", Controller: "jujud", Cloud: "localhost", Region: "localhost",
+		Version: "0.1.0", Type: "iaas", Status: &jujupb.StatusInfo{Status: "available"}}
+}
+
+func oneApp() *jujupb.FullStatusResponse {
+	since := now.UnixNano()
+	return &jujupb.FullStatusResponse{
+		Model:          modelStatus(),
+		ControllerTime: since,
+		Machines: []*jujupb.MachineStatus{{
+			Id: "0", Base: &jujupb.Base{Name: "ubuntu", Channel: "22.04/stable"}, InstanceId: "juju-0", DnsName: "10.0.0.10",
+			AgentStatus:    &jujupb.StatusInfo{Status: "started", Since: since},
+			InstanceStatus: &jujupb.StatusInfo{Status: "running", Message: "Running", Since: since},
+		}},
+		Applications: []*jujupb.ApplicationStatus{{
+			Name: "mysql", CharmName: "mysql", CharmUrl: "local:mysql-1", CharmRev: 1, CharmOrigin: "local",
+			Base:   &jujupb.Base{Name: "ubuntu", Channel: "22.04/stable"},
+			Status: &jujupb.StatusInfo{Status: "active", Since: since},
+			Units: []*jujupb.UnitStatus{{
+				Name: "mysql/0", Machine: "0", Leader: true, PublicAddress: "10.0.0.10",
+				AgentStatus:    &jujupb.StatusInfo{Status: "idle", Since: since},
+				WorkloadStatus: &jujupb.StatusInfo{Status: "active", Message: "ready", Since: since},
+			}},
+		}},
+	}
+}
+
+func runStatus(t *testing.T, fake *fakeStatus, opts *statusOptions) (string, string, error) {
+	t.Helper()
+	ios, out, errOut := output.TestStreams()
+	opts.IO = ios
+	opts.Now = func() time.Time { return now }
+	opts.UTC = true
+	opts.ResolveModel = func(context.Context) (*cmdutil.ModelRef, error) {
+		return &cmdutil.ModelRef{Controller: "local", Name: "default", UUID: "uuid-default", Owner: "admin"}, nil
+	}
+	opts.Client = func(context.Context) (statusAPI, error) { return fake, nil }
+	if opts.Format == "" {
+		opts.Format = output.Tabular
+	}
+	err := statusRun(context.Background(), opts)
+	return out.String(), errOut.String(), err
+}
+
+func TestStatusRun(t *testing.T) {
+	for _, f := range []output.Format{output.Tabular, output.JSON, output.YAML} {
+		t.Run(string(f), func(t *testing.T) {
+			fake := &fakeStatus{resp: oneApp()}
+			out, errOut, err := runStatus(t, fake, &statusOptions{Format: f, Patterns: []string{"mysql"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fake.model != "uuid-default" || strings.Join(fake.patterns, ",") != "mysql" {
+				t.Errorf("asked %s %v", fake.model, fake.patterns)
+			}
+			if errOut != "" {
+				t.Errorf("stderr = %q", errOut)
+			}
+			golden.Assert(t, out, "status-command/one-app."+string(f)+".golden")
+		})
+	}
+}
+
+func TestStatusRunEmpty(t *testing.T) {
+	empty := &jujupb.FullStatusResponse{Model: modelStatus(), ControllerTime: now.UnixNano()}
+	tests := []struct {
+		patterns   []string
+		wantStderr string
+	}{
+		{nil, "\nModel \"default\" is empty.\n"},
+		{[]string{"nope"}, "Nothing matched specified filter.\n"},
+		{[]string{"nope", "nada"}, "Nothing matched specified filters.\n"},
+	}
+	for _, tt := range tests {
+		out, errOut, err := runStatus(t, &fakeStatus{resp: empty}, &statusOptions{Patterns: tt.patterns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errOut != tt.wantStderr {
+			t.Errorf("%v: stderr = %q, want %q", tt.patterns, errOut, tt.wantStderr)
+		}
+		if !strings.HasPrefix(out, "Model ") {
+			t.Errorf("%v: stdout = %q, want the model section", tt.patterns, out)
+		}
+	}
+}
+
+func TestStatusRunColor(t *testing.T) {
+	out, _, err := runStatus(t, &fakeStatus{resp: oneApp()}, &statusOptions{Color: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "\x1b[") {
+		t.Error("--color printed no colour into a pipe")
+	}
+	out, _, _ = runStatus(t, &fakeStatus{resp: oneApp()}, &statusOptions{})
+	if strings.Contains(out, "\x1b[") {
+		t.Error("colour printed into a pipe without --color")
+	}
+}
+
+func TestStatusRunError(t *testing.T) {
+	_, _, err := runStatus(t, &fakeStatus{err: apierr.Errorf(apierr.NotFound, `model "x" not found`)}, &statusOptions{})
+	if !errors.Is(err, apierr.NotFound) || err.Error() != `getting status of model "default": model "x" not found` {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,379 @@
+package status
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/internal/testutil/golden"
+	"github.com/jujuclone/juju/output"
+)
+
+var (
+	controllerTime = time.Date(2026, 11, 21, 20, 20, 15, 0, time.UTC)
+	// now differs from the controller time: the view must show the controller's.
+	testNow = controllerTime.Add(42 * time.Second)
+)
+
+// at is a status time t minutes before the controller time, in Unix nanoseconds.
+func at(minutes int) int64 {
+	return controllerTime.Add(-time.Duration(minutes) * time.Minute).UnixNano()
+}
+
+func si(status, message string, minutes int) *jujupb.StatusInfo {
+	return &jujupb.StatusInfo{Status: status, Message: message, Since: at(minutes)}
+}
+
+var jammy = &jujupb.Base{Name: "ubuntu", Channel: "22.04/stable"}
+
+// fullStatus is a model mid-deployment: a started, a pending and a failed machine; wordpress half
+// allocated, mysql with a logging subordinate, and a dying application stuck on the failed machine.
+func fullStatus() *jujupb.FullStatusResponse {
+	return &jujupb.FullStatusResponse{
+		Model: &jujupb.ModelStatus{
+			Name: "default", Uuid: "d32b3c4e-0000-4000-8000-000000000001", Controller: "server-name",
+			Cloud: "localhost", Region: "localhost", Version: "3.6.1", Type: "iaas",
+			Status: si("available", "", 60), Life: "alive",
+		},
+		Machines: []*jujupb.MachineStatus{
+			{
+				Id: "0", Life: "alive", Base: jammy, Constraints: "mem=4096M",
+				Hardware: "arch=amd64 cores=2 mem=4096M", InstanceId: "juju-d32b3c-0", DnsName: "10.0.0.10",
+				Hostname: "juju-d32b3c-0", AgentStatus: si("started", "", 50),
+				InstanceStatus: si("running", "Running", 52), Jobs: []string{"host-units"},
+			},
+			{
+				Id: "1", Life: "alive", Base: jammy, InstanceId: "juju-d32b3c-1",
+				AgentStatus: si("pending", "", 5), InstanceStatus: si("allocating", "starting", 5),
+			},
+			{
+				Id: "2", Life: "dying", Base: jammy, Constraints: "mem=2048G",
+				AgentStatus:    si("error", "cannot satisfy constraints: mem=2048G exceeds host memory", 4),
+				InstanceStatus: si("provisioning error", "cannot satisfy constraints: mem=2048G exceeds host memory", 4),
+			},
+		},
+		Applications: []*jujupb.ApplicationStatus{
+			{
+				Name: "wordpress", CharmName: "wordpress", CharmUrl: "local:wordpress-12", CharmRev: 12,
+				CharmOrigin: "local", Base: jammy, Life: "alive", Exposed: true, WorkloadVersion: "6.4.3",
+				Relations: []*jujupb.EndpointRelations{{Endpoint: "db", Applications: []string{"mysql"}}},
+				UnitCount: 2,
+				Units: []*jujupb.UnitStatus{
+					// Listed out of order: the view sorts.
+					{
+						Name: "wordpress/1", Machine: "1", Life: "alive",
+						AgentStatus: si("allocating", "waiting for machine", 5), WorkloadStatus: si("waiting", "", 5),
+					},
+					{
+						Name: "wordpress/0", Machine: "0", Life: "alive", Leader: true, PublicAddress: "10.0.0.10",
+						OpenPorts:   []string{"443/tcp", "80/tcp"},
+						AgentStatus: si("idle", "", 30), WorkloadStatus: si("active", "", 30),
+					},
+				},
+			},
+			{
+				Name: "mysql", CharmName: "mysql", CharmUrl: "local:mysql-7", CharmRev: 7, CharmOrigin: "local",
+				Base: jammy, Life: "alive", Status: si("active", "Primary", 40), WorkloadVersion: "8.0.36",
+				Relations: []*jujupb.EndpointRelations{
+					{Endpoint: "database", Applications: []string{"wordpress"}},
+					{Endpoint: "juju-info", Applications: []string{"logging"}},
+					{Endpoint: "cluster", Applications: []string{"mysql"}},
+				},
+				UnitCount: 1,
+				Units: []*jujupb.UnitStatus{{
+					Name: "mysql/0", Machine: "0", Life: "alive", Leader: true, PublicAddress: "10.0.0.10",
+					OpenPorts:   []string{"3306/tcp"},
+					AgentStatus: si("idle", "", 40), WorkloadStatus: si("active", "Primary", 40),
+				}},
+			},
+			{
+				Name: "logging", CharmName: "logging", CharmUrl: "local:logging-2", CharmRev: 2, CharmOrigin: "local",
+				Base: jammy, Life: "alive", Subordinate: true, SubordinateTo: []string{"mysql"},
+				Relations: []*jujupb.EndpointRelations{{Endpoint: "juju-info", Applications: []string{"mysql"}}},
+				UnitCount: 1,
+				Units: []*jujupb.UnitStatus{{
+					Name: "logging/0", Machine: "0", Life: "alive", Leader: true, PublicAddress: "10.0.0.10",
+					Principal:   "mysql/0",
+					AgentStatus: si("idle", "", 35), WorkloadStatus: si("active", "", 35),
+				}},
+			},
+			{
+				Name: "ghost", CharmName: "ghost", CharmUrl: "local:ghost-3", CharmRev: 3, CharmOrigin: "local",
+				Base: jammy, Life: "dying", UnitCount: 1,
+				Units: []*jujupb.UnitStatus{{
+					Name: "ghost/0", Machine: "2", Life: "dying",
+					AgentStatus: si("allocating", "", 4), WorkloadStatus: si("waiting", "waiting for machine", 4),
+				}},
+			},
+		},
+		ControllerTime: controllerTime.UnixNano(),
+		Revision:       1234,
+	}
+}
+
+func emptyStatus() *jujupb.FullStatusResponse {
+	return &jujupb.FullStatusResponse{
+		Model: &jujupb.ModelStatus{
+			Name: "default", Cloud: "localhost", Region: "localhost", Version: "3.6.1", Type: "iaas",
+			Status: si("available", "", 60), Life: "alive",
+		},
+		ControllerTime: controllerTime.UnixNano(),
+	}
+}
+
+func TestViewGolden(t *testing.T) {
+	tests := []struct {
+		name, golden string
+		fs           *jujupb.FullStatusResponse
+		format       output.Format
+	}{
+		{name: "full tabular", fs: fullStatus(), format: output.Tabular, golden: "status/full.tabular.golden"},
+		{name: "full json", fs: fullStatus(), format: output.JSON, golden: "status/full.json.golden"},
+		{name: "full yaml", fs: fullStatus(), format: output.YAML, golden: "status/full.yaml.golden"},
+		{name: "empty tabular", fs: emptyStatus(), format: output.Tabular, golden: "status/empty.tabular.golden"},
+		{name: "empty yaml", fs: emptyStatus(), format: output.YAML, golden: "status/empty.yaml.golden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, stdout, _ := output.TestStreams()
+			v := NewView(tt.fs, "lxd", testNow, true).WithColor(s)
+			if err := output.Write(s.Out, tt.format, v); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, stdout.String(), tt.golden)
+		})
+	}
+}
+
+func TestViewEmpty(t *testing.T) {
+	if !NewView(emptyStatus(), "lxd", testNow, true).Empty() {
+		t.Error("empty model not Empty")
+	}
+	if NewView(fullStatus(), "lxd", testNow, true).Empty() {
+		t.Error("full model Empty")
+	}
+	// A nil response must not crash.
+	if v := NewView(nil, "", testNow, true); !v.Empty() || v.Controller.Timestamp != "20:20:57Z" {
+		t.Errorf("nil response: empty=%v timestamp=%q", v.Empty(), v.Controller.Timestamp)
+	}
+}
+
+func TestViewShape(t *testing.T) {
+	v := NewView(fullStatus(), "", testNow, true)
+	if v.Model.Controller != "server-name" {
+		t.Errorf("controller = %q, want the server's name when none given", v.Model.Controller)
+	}
+	if _, ok := v.Applications["logging"].Units["logging/0"]; ok {
+		t.Error("subordinate listed at the top of its application")
+	}
+	sub := v.Applications["mysql"].Units["mysql/0"].Subordinates["logging/0"]
+	if sub == nil || sub.Machine != "" || !sub.Leader {
+		t.Errorf("logging/0 under mysql/0 = %+v", sub)
+	}
+	if got := v.Applications["wordpress"].ApplicationStatus; got.Current != "waiting" {
+		t.Errorf("derived wordpress status = %+v", got)
+	}
+	if got := v.Machines["2"].JujuStatus.Life; got != "dying" {
+		t.Errorf("machine 2 life = %q", got)
+	}
+	if got := v.Machines["0"].JujuStatus.Life; got != "" {
+		t.Errorf("alive machine life = %q", got)
+	}
+
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	logging := raw["applications"]["logging"].(map[string]any)
+	if _, ok := logging["units"]; ok {
+		t.Error("subordinate application has a units key")
+	}
+	if _, ok := raw["applications"]["mysql"].(map[string]any)["life"]; ok {
+		t.Error("alive application has a life key")
+	}
+	if got := raw["applications"]["ghost"].(map[string]any)["life"]; got != "dying" {
+		t.Errorf("ghost life = %v", got)
+	}
+}
+
+func TestDerivedStatus(t *testing.T) {
+	unit := func(name, status string) *jujupb.UnitStatus {
+		return &jujupb.UnitStatus{Name: name, WorkloadStatus: &jujupb.StatusInfo{Status: status, Message: name}}
+	}
+	tests := []struct {
+		units       []*jujupb.UnitStatus
+		want, wantM string
+	}{
+		{nil, "unknown", ""},
+		{[]*jujupb.UnitStatus{unit("a/0", "active"), unit("a/1", "blocked"), unit("a/2", "error")}, "error", "a/2"},
+		{[]*jujupb.UnitStatus{unit("a/0", "terminated"), unit("a/1", "active")}, "active", "a/1"},
+		{[]*jujupb.UnitStatus{unit("a/10", "waiting"), unit("a/2", "waiting")}, "waiting", "a/2"},
+		{[]*jujupb.UnitStatus{unit("a/0", "unknown"), unit("a/1", "terminated")}, "terminated", "a/1"},
+		{[]*jujupb.UnitStatus{unit("a/0", "maintenance"), unit("a/1", "blocked")}, "blocked", "a/1"},
+		{[]*jujupb.UnitStatus{{Name: "a/0"}}, "unknown", ""},
+	}
+	for _, tt := range tests {
+		got := derivedStatus(tt.units)
+		if got.GetStatus() != tt.want || got.GetMessage() != tt.wantM {
+			t.Errorf("derivedStatus(%v) = %q %q, want %q %q", tt.units, got.GetStatus(), got.GetMessage(), tt.want, tt.wantM)
+		}
+	}
+}
+
+func TestFormatPorts(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"3306/tcp"}, "3306/tcp"},
+		{[]string{"443/tcp", "80/tcp", "8000-8005/tcp"}, "80,443/tcp 8000-8005/tcp"},
+		{[]string{"81/tcp", "80/tcp", "53/udp", "82-90/tcp"}, "80-90/tcp 53/udp"},
+		{[]string{"icmp", "22/tcp"}, "22/tcp icmp"},
+	}
+	for _, tt := range tests {
+		if got := formatPorts(tt.in); got != tt.want {
+			t.Errorf("formatPorts(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUnitMessage(t *testing.T) {
+	tests := []struct {
+		agent, agentMsg, workloadMsg, want string
+	}{
+		{"allocating", "waiting for machine", "", "waiting for machine"},
+		{"allocating", "waiting for machine", "installing", "installing"},
+		{"executing", "running install hook", "installing charm software", "(install) installing charm software"},
+		{"executing", "running db-relation-changed hook for mysql/0", "", "(db-relation-changed)"},
+		{"executing", "running action backup", "busy", "(backup) busy"},
+		{"idle", "ignored", "ready", "ready"},
+	}
+	for _, tt := range tests {
+		u := &UnitView{JujuStatus: StatusView{Current: tt.agent, Message: tt.agentMsg}, WorkloadStatus: StatusView{Message: tt.workloadMsg}}
+		if got := unitMessage(u); got != tt.want {
+			t.Errorf("unitMessage(%s %q, %q) = %q, want %q", tt.agent, tt.agentMsg, tt.workloadMsg, got, tt.want)
+		}
+	}
+}
+
+func TestAppTableCuts(t *testing.T) {
+	fs := emptyStatus()
+	fs.Applications = []*jujupb.ApplicationStatus{{
+		Name: "app", CharmName: "app", WorkloadVersion: "1.2.3-very-long-version-string\nsecond line",
+		Status: &jujupb.StatusInfo{Status: "blocked", Message: strings.Repeat("x", 130)},
+	}}
+	rows := NewView(fs, "lxd", testNow, true).appTable().Rows
+	if len(rows) != 1 {
+		t.Fatalf("rows = %v", rows)
+	}
+	if got := rows[0][1]; got != "1.2.3-very-l..." {
+		t.Errorf("version = %q", got)
+	}
+	if got := rows[0][8]; len(got) != 120 || !strings.HasSuffix(got, "...") {
+		t.Errorf("message = %q (%d)", got, len(got))
+	}
+	if got := rows[0][3]; got != "0" {
+		t.Errorf("scale of no units = %q", got)
+	}
+}
+
+func TestContainersNestUnderHost(t *testing.T) {
+	fs := emptyStatus()
+	fs.Machines = []*jujupb.MachineStatus{
+		{Id: "0", AgentStatus: &jujupb.StatusInfo{Status: "started"}},
+		{Id: "0/lxd/10", AgentStatus: &jujupb.StatusInfo{Status: "started"}},
+		{Id: "0/lxd/2", AgentStatus: &jujupb.StatusInfo{Status: "pending"}},
+		{Id: "1", AgentStatus: &jujupb.StatusInfo{Status: "started"}, Hardware: "arch=amd64 availability-zone=zone-b"},
+	}
+	v := NewView(fs, "lxd", testNow, true)
+	if len(v.Machines) != 2 || len(v.Machines["0"].Containers) != 2 {
+		t.Fatalf("machines = %v, containers of 0 = %v", v.Machines, v.Machines["0"].Containers)
+	}
+	var buf bytes.Buffer
+	if err := output.WriteTables(&buf, v.machineTable()); err != nil {
+		t.Fatal(err)
+	}
+	want := `Machine   State    Address  Inst id  Base  AZ      Message
+0         started           pending
+0/lxd/2   pending           pending
+0/lxd/10  started           pending
+1         started           pending        zone-b
+`
+	if buf.String() != want {
+		t.Errorf("machine table:\n%s", golden.Diff(want, buf.String()))
+	}
+}
+
+func TestLocalTime(t *testing.T) {
+	saved := time.Local
+	time.Local = time.FixedZone("CEST", 2*3600)
+	t.Cleanup(func() { time.Local = saved })
+	v := NewView(fullStatus(), "lxd", testNow, false)
+	if got := v.Controller.Timestamp; got != "22:20:15+02:00" {
+		t.Errorf("timestamp = %q", got)
+	}
+	if got := v.Model.ModelStatus.Since; got != "21 Nov 2026 21:20:15+02:00" {
+		t.Errorf("since = %q", got)
+	}
+	if got := NewView(fullStatus(), "lxd", testNow, true).Model.ModelStatus.Since; got != "21 Nov 2026 19:20:15Z" {
+		t.Errorf("utc since = %q", got)
+	}
+}
+
+func TestColor(t *testing.T) {
+	s := &output.Streams{Color: true}
+	tables := NewView(fullStatus(), "lxd", testNow, true).WithColor(s).Table()
+	row := tables[2].Rows[0] // ghost/0
+	if row[1] != "waiting" || row[2] != "\x1b[33mallocating\x1b[0m" {
+		t.Errorf("unit row not coloured: %q", row)
+	}
+	if plain := NewView(fullStatus(), "lxd", testNow, true).Table(); strings.Contains(plain[2].Rows[0][2], "\x1b") {
+		t.Error("colour without streams")
+	}
+}
+
+// bigStatus is a model of n principal units, each on its own machine with one subordinate.
+func bigStatus(n int) *jujupb.FullStatusResponse {
+	fs := emptyStatus()
+	app := &jujupb.ApplicationStatus{Name: "app", CharmName: "app", CharmRev: 1, Base: jammy}
+	sub := &jujupb.ApplicationStatus{Name: "sub", CharmName: "sub", CharmRev: 1, Base: jammy, SubordinateTo: []string{"app"}}
+	for i := range n {
+		id := fmt.Sprint(i)
+		addr := fmt.Sprintf("10.0.%d.%d", i/250, i%250)
+		fs.Machines = append(fs.Machines, &jujupb.MachineStatus{
+			Id: id, Base: jammy, InstanceId: "juju-d32b3c-" + id, DnsName: addr,
+			AgentStatus: si("started", "", 10), InstanceStatus: si("running", "Running", 10),
+		})
+		name := fmt.Sprintf("app/%d", i)
+		app.Units = append(app.Units, &jujupb.UnitStatus{
+			Name: name, Machine: id, PublicAddress: addr, OpenPorts: []string{"80/tcp"},
+			AgentStatus: si("idle", "", 5), WorkloadStatus: si("active", "ready", 5),
+		})
+		sub.Units = append(sub.Units, &jujupb.UnitStatus{
+			Name: fmt.Sprintf("sub/%d", i), Principal: name, PublicAddress: addr,
+			AgentStatus: si("idle", "", 5), WorkloadStatus: si("active", "", 5),
+		})
+	}
+	fs.Applications = []*jujupb.ApplicationStatus{app, sub}
+	return fs
+}
+
+// BenchmarkStatus1000 builds and renders the tabular status of 1,000 units (2,000 unit rows).
+func BenchmarkStatus1000(b *testing.B) {
+	fs := bigStatus(1000)
+	for b.Loop() {
+		if err := output.Write(io.Discard, output.Tabular, NewView(fs, "lxd", testNow, true)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,226 @@
+// Package e2e drives the real binaries as a user would: bootstrap a controller in a temporary
+// $JUJU_DATA, deploy, wait for idle units through `status --format json`, break things, kill it.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type env struct {
+	t    *testing.T
+	bin  string
+	root string
+	data string
+}
+
+// build compiles both binaries once into a temporary bin directory.
+func build(t *testing.T) *env {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, cmd := range []string{"juju", "jujud"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
+		build.Dir = root
+		out, err := build.CombinedOutput()
+		if err != nil {
+			t.Fatalf("building %s: %v\n%s", cmd, err, out)
+		}
+	}
+	return &env{t: t, bin: bin, root: root, data: t.TempDir()}
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// juju runs the CLI with a deadline, from the project root.
+func (e *env) juju(args ...string) result {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(e.bin, "juju"), args...)
+	cmd.Dir = e.root
+	cmd.Env = append(os.Environ(), "JUJU_DATA="+e.data, "JUJU_REPOSITORY="+filepath.Join(e.root, "testdata", "charms"), "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		e.t.Fatalf("juju %s: hung", strings.Join(args, " "))
+	}
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+func (e *env) ok(args ...string) result {
+	e.t.Helper()
+	r := e.juju(args...)
+	if r.code != 0 {
+		e.t.Fatalf("juju %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// fails checks the exit code and that stderr is one ERROR line containing want.
+func (e *env) fails(code int, want string, args ...string) {
+	e.t.Helper()
+	r := e.juju(args...)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != code || !strings.HasPrefix(lines[0], "ERROR ") || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "goroutine") {
+		e.t.Errorf("juju %s: exit %d, stderr %q; want exit %d and an ERROR containing %q", strings.Join(args, " "), r.code, r.stderr, code, want)
+	}
+}
+
+type statusJSON struct {
+	Machines map[string]struct {
+		JujuStatus  struct{ Current, Message string } `json:"juju-status"`
+		InstanceID  string                            `json:"instance-id"`
+		Constraints string                            `json:"constraints"`
+		Base        struct{ Name, Channel string }    `json:"base"`
+	} `json:"machines"`
+	Applications map[string]struct {
+		Units map[string]struct {
+			JujuStatus     struct{ Current string } `json:"juju-status"`
+			WorkloadStatus struct{ Current string } `json:"workload-status"`
+			Machine        string                   `json:"machine"`
+		} `json:"units"`
+	} `json:"applications"`
+}
+
+func (e *env) status() statusJSON {
+	e.t.Helper()
+	r := e.ok("status", "--format", "json")
+	var s statusJSON
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		e.t.Fatalf("status json: %v\n%s", err, r.stdout)
+	}
+	return s
+}
+
+func TestOperatorJourney(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	e := build(t)
+	r := e.ok("bootstrap")
+	if !strings.Contains(r.stderr, `controller "local"`) {
+		t.Errorf("bootstrap said %q", r.stderr)
+	}
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			e.juju("kill-controller", "local", "--no-prompt")
+		}
+	})
+	e.fails(1, `controller "local" already exists`, "bootstrap")
+
+	e.ok("deploy", "./testdata/charms/wordpress", "-n", "2", "--constraints", "mem=2G")
+	r = e.ok("deploy", "mysql")
+	if !strings.Contains(r.stderr, `Located local charm "mysql", revision 0`) {
+		t.Errorf("deploy mysql said %q", r.stderr)
+	}
+	e.ok("add-unit", "mysql")
+	e.ok("add-machine", "--base", "ubuntu@22.04", "--constraints", "cores=1")
+	e.ok("deploy", "./testdata/charms/logging")
+
+	// Bad input: one ERROR line, the right code, nothing changed.
+	e.fails(1, "application already exists", "deploy", "mysql")
+	e.fails(2, `invalid application name "Bad"`, "add-unit", "Bad")
+	e.fails(2, `bad "mem" constraint`, "deploy", "./testdata/charms/haproxy", "--constraints", "mem=lots")
+	e.fails(2, "--series and --base cannot be specified together", "deploy", "haproxy", "--series", "jammy", "--base", "ubuntu@22.04")
+	e.fails(1, `no charm was found at "./nope"`, "deploy", "./nope")
+	e.fails(2, "expected base string to contain os and channel separated by '@'", "add-machine", "--base", "ubuntu")
+	e.fails(2, "cannot use --num-units or --to with subordinate application", "deploy", "./testdata/charms/logging", "other", "-n", "2")
+	e.fails(2, "option provided but not defined: --bogus", "status", "--bogus")
+
+	var s statusJSON
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s = e.status()
+		idle := len(s.Machines) == 5
+		for _, app := range s.Applications {
+			for _, u := range app.Units {
+				idle = idle && u.JujuStatus.Current == "idle"
+			}
+		}
+		for _, m := range s.Machines {
+			idle = idle && m.JujuStatus.Current == "started"
+		}
+		if idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("units not idle: %+v", s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(s.Applications) != 3 || len(s.Applications["wordpress"].Units) != 2 || len(s.Applications["mysql"].Units) != 2 {
+		t.Fatalf("applications: %+v", s.Applications)
+	}
+	if _, ok := s.Applications["haproxy"]; ok {
+		t.Fatal("a refused deploy left an application")
+	}
+	wpMachine := s.Applications["wordpress"].Units["wordpress/0"].Machine
+	if got := s.Machines[wpMachine].Constraints; got != "mem=2048M" {
+		t.Errorf("wordpress machine constraints = %q", got)
+	}
+
+	tab := e.ok("status").stdout
+	for _, want := range []string{"Model", "App", "Unit", "Machine", "wordpress/0", "idle", "started", "ubuntu@22.04"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("tabular status lacks %q:\n%s", want, tab)
+		}
+	}
+	y := e.ok("status", "--format", "yaml").stdout
+	if !strings.Contains(y, "applications:") || !strings.Contains(y, "juju-status:") {
+		t.Errorf("yaml status:\n%s", y)
+	}
+
+	// A controller that is down: a clear error, fast, no hang.
+	info, err := os.ReadFile(filepath.Join(e.data, "controllers", "local", "jujud.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(info)))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	e.fails(1, "cannot connect to controller", "status")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("down controller took %v to report", d)
+	}
+
+	e.ok("kill-controller", "local", "--no-prompt")
+	killed = true
+	if _, err := os.Stat(filepath.Join(e.data, "controllers", "local")); !os.IsNotExist(err) {
+		t.Errorf("controller data dir left behind: %v", err)
+	}
+	e.fails(1, "No controllers registered", "status")
+}

@@ -1,0 +1,58 @@
+package output
+
+// Color is an ANSI foreground colour.
+type Color string
+
+// The colours used by status output.
+const (
+	Green  Color = "\x1b[32m"
+	Yellow Color = "\x1b[33m"
+	Red    Color = "\x1b[31m"
+)
+
+const resetColor = "\x1b[0m"
+
+// statusColors is Juju's status → colour map (core/output).
+var statusColors = map[string]Color{
+	"active":    Green,
+	"running":   Green,
+	"idle":      Green,
+	"started":   Green,
+	"executing": Green,
+	"attaching": Green,
+	"attached":  Green,
+
+	"allocating":  Yellow,
+	"lost":        Yellow,
+	"maintenance": Yellow,
+	"pending":     Yellow,
+	"rebooting":   Yellow,
+	"stopped":     Yellow,
+	"unknown":     Yellow,
+	"detaching":   Yellow,
+	"detached":    Yellow,
+
+	"blocked":    Red,
+	"down":       Red,
+	"error":      Red,
+	"failed":     Red,
+	"terminated": Red,
+}
+
+// Colorize paints text in the colour Juju uses for status. It returns text unchanged when s is nil,
+// colour is off, text is empty or the status has no colour.
+func Colorize(s *Streams, status, text string) string {
+	c, ok := statusColors[status]
+	if !ok {
+		return text
+	}
+	return Paint(s, c, text)
+}
+
+// Paint wraps text in colour c when s has colour enabled.
+func Paint(s *Streams, c Color, text string) string {
+	if s == nil || !s.Color || text == "" || c == "" {
+		return text
+	}
+	return string(c) + text + resetColor
+}

@@ -1,0 +1,231 @@
+// Command bench measures the figures of BENCHMARKS.md with the real binaries: medians of repeated
+// runs, each next to a baseline measured in the same run (the cost of starting any process).
+// Run it with `make bench` (it expects bin/juju and bin/jujud).
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type row struct {
+	what, budget string
+	median       time.Duration
+	value        string // for non-duration rows
+	ratio        string
+}
+
+var (
+	root, bin, data string
+	rows            []row
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "ERROR", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var err error
+	if root, err = os.Getwd(); err != nil {
+		return err
+	}
+	bin = filepath.Join(root, "bin")
+	data, err = os.MkdirTemp("", "juju-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(data)
+
+	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
+	rows = append(rows, row{what: "baseline: exec /bin/true", median: floor})
+	version := median(50, func() error { _, err := juju("version"); return err })
+	rows = append(rows, row{what: "juju version (cold start)", budget: "≤ 5 ms", median: version, ratio: ratio(version, floor)})
+
+	if _, err := juju("bootstrap"); err != nil {
+		return err
+	}
+	defer juju("kill-controller", "local", "--no-prompt")
+	if _, err := juju("add-model", "empty"); err != nil {
+		return err
+	}
+	empty := median(30, func() error { _, err := juju("status", "--format", "json", "-m", "empty"); return err })
+	rows = append(rows, row{what: "juju status --format json, empty model", budget: "≤ 15 ms", median: empty, ratio: ratio(empty, version)})
+
+	var deploys []time.Duration
+	for i := 0; i < 3; i++ {
+		model := fmt.Sprintf("deploy%d", i)
+		if _, err := juju("add-model", model); err != nil {
+			return err
+		}
+		start := time.Now()
+		if _, err := juju("deploy", "./testdata/charms/wordpress", "-n", "100", "-m", model); err != nil {
+			return err
+		}
+		if err := waitIdle(model, 100, 120*time.Second); err != nil {
+			return err
+		}
+		deploys = append(deploys, time.Since(start))
+	}
+	d := mid(deploys)
+	rows = append(rows, row{what: "deploy -n 100 until all units idle (3 runs)", budget: "≤ 3 s", median: d})
+
+	if _, err := juju("add-model", "big"); err != nil {
+		return err
+	}
+	if _, err := juju("deploy", "./testdata/charms/wordpress", "-n", "1000", "-m", "big"); err != nil {
+		return err
+	}
+	if err := waitIdle("big", 1000, 600*time.Second); err != nil {
+		return err
+	}
+	sj := median(20, func() error { _, err := juju("status", "--format", "json", "-m", "big"); return err })
+	st := median(20, func() error { _, err := juju("status", "-m", "big"); return err })
+	rows = append(rows,
+		row{what: "juju status --format json, 1,000 units", budget: "≤ 60 ms", median: sj, ratio: ratio(sj, version)},
+		row{what: "juju status (tabular), 1,000 units", budget: "≤ 60 ms", median: st, ratio: ratio(st, version)},
+		row{what: "controller RSS, 1,000 units (+1,000 machines)", value: rss()})
+	return report()
+}
+
+func juju(args ...string) ([]byte, error) {
+	cmd := exec.Command(filepath.Join(bin, "juju"), args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "JUJU_DATA="+data, "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("juju %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+func waitIdle(model string, want int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		out, err := juju("status", "--format", "json", "-m", model)
+		if err != nil {
+			return err
+		}
+		var s struct {
+			Applications map[string]struct {
+				Units map[string]struct {
+					JujuStatus struct{ Current string } `json:"juju-status"`
+				} `json:"units"`
+			} `json:"applications"`
+		}
+		if err := json.Unmarshal(out, &s); err != nil {
+			return err
+		}
+		idle := 0
+		for _, a := range s.Applications {
+			for _, u := range a.Units {
+				if u.JujuStatus.Current == "idle" {
+					idle++
+				}
+			}
+		}
+		if idle == want {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("model %s: units not idle after %v", model, limit)
+}
+
+func median(n int, fn func() error) time.Duration {
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if err := fn(); err != nil {
+			fmt.Fprintln(os.Stderr, "ERROR", err)
+			os.Exit(1)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	return mid(ds)
+}
+
+func mid(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+func ratio(d, base time.Duration) string {
+	return fmt.Sprintf("%.1f×", float64(d)/float64(base))
+}
+
+func rss() string {
+	pidData, err := os.ReadFile(filepath.Join(data, "controllers", "local", "jujud.pid"))
+	if err != nil {
+		return "unknown"
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(pidData)))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.Atoi(strings.Fields(line)[1])
+			return fmt.Sprintf("%.0f MB", float64(kb)/1024)
+		}
+	}
+	return "unknown"
+}
+
+func fmtDur(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+}
+
+func machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		if len(f) > 1 {
+			kb, _ := strconv.Atoi(f[1])
+			mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/(1<<20))
+		}
+	}
+	return fmt.Sprintf("%d × %s%s, %s %s/%s", runtime.NumCPU(), cpu, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func report() error {
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\nMeasured by `make bench` with the real binaries (TLS gRPC, embedded etcd with fsync).\n")
+	fmt.Fprintf(&b, "Machine: %s. Date: %s.\n\n", machine(), time.Now().UTC().Format("2006-01-02"))
+	b.WriteString("Ratios: CLI figures against `juju version` (the cost of starting the CLI at all) measured in the same run; `juju version` against exec of /bin/true.\n\n")
+	b.WriteString("| what | median | budget | ratio |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		v := r.value
+		if v == "" {
+			v = fmtDur(r.median)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, v, r.budget, r.ratio)
+	}
+	fmt.Print(b.String())
+	return os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(b.String()), 0o644)
+}
