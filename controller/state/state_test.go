@@ -429,3 +429,30 @@ func TestProvisioningErrorIsVisible_LM5(t *testing.T) {
 		t.Fatalf("machine = %v", m)
 	}
 }
+
+func TestWatchSeesChangesAfterRevision(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	uuid := newModel(t, "")
+	rev, err := st.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, err := state.KeyPrefix(uuid, state.KindMachine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := st.Watch(ctx, uuid, []string{prefix}, rev+1)
+	id, err := st.AddMachine(ctx, uuid, state.MachineParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-events:
+		if ev.Kind != state.KindMachine || ev.ID != id || ev.Removed {
+			t.Fatalf("event = %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event")
+	}
+}
