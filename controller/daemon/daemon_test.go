@@ -21,19 +21,24 @@ import (
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/controller/store"
 )
 
 // startController runs a real controller (embedded etcd, TLS gRPC, provisioner, agents) in this
 // process and returns an admin client.
 func startController(t *testing.T) (*client.Client, bootstrap.Info, string) {
+	return startControllerWith(t, nil)
+}
+
+func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, bootstrap.Info, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "controller")
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan bootstrap.Info, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- daemon.Run(ctx, daemon.Config{
-			DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true,
+			DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true, EtcdEndpoints: etcdEndpoints,
 			Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Ready: func(info bootstrap.Info) { ready <- info },
 		})
@@ -234,4 +239,39 @@ func mustConn(t *testing.T, info bootstrap.Info) *grpc.ClientConn {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn
+}
+
+func TestSecretsArePrivate(t *testing.T) {
+	_, _, dir := startController(t)
+	for name, want := range map[string]os.FileMode{
+		".": 0o700, bootstrap.InfoFile: 0o600, bootstrap.CAKeyFile: 0o600, bootstrap.ServerKeyFile: 0o600, "etcd": 0o700,
+	} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", name, fi.Mode().Perm(), want)
+		}
+	}
+}
+
+// --etcd-endpoints: the same controller over an existing etcd instead of the embedded one.
+func TestExternalEtcd(t *testing.T) {
+	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ext.Close() }) // runs after the controller stops
+	c, _, dir := startControllerWith(t, []string{ext.Endpoint()})
+	if _, err := os.Stat(filepath.Join(dir, "etcd")); !os.IsNotExist(err) {
+		t.Fatalf("embedded etcd started anyway: %v", err)
+	}
+	waitFor(t, c, "controller", "machine 0 started", func(fs *pb.FullStatusResponse) bool {
+		return len(fs.Machines) == 1 && allIdle(fs)
+	})
+	resp, err := ext.Client.Get(context.Background(), "/juju/controller")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("controller document not in the external etcd: %v %v", resp, err)
+	}
 }

@@ -26,13 +26,23 @@ type Snapshot struct {
 
 // Snapshot reads a model with one range read: one consistent view, never a query per entity.
 func (s *State) Snapshot(ctx context.Context, uuid string) (*Snapshot, error) {
-	resp, err := s.kv.Get(ctx, ModelPrefix(uuid), clientv3.WithPrefix())
+	prefix := ModelPrefix(uuid)
+	// One read-only transaction of several ranges is one revision, and skips the index and
+	// sequence keys status has no use for.
+	var ops []clientv3.Op
+	for _, kind := range []string{"model", "machines/", "applications/", "units/", "relations/", "charms/"} {
+		ops = append(ops, clientv3.OpGet(prefix+kind, clientv3.WithPrefix()))
+	}
+	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading model %q: %w", uuid, err)
 	}
 	snap := &Snapshot{Revision: resp.Header.Revision, Charms: map[string]*storepb.Charm{}}
-	prefix := ModelPrefix(uuid)
-	for _, kv := range resp.Kvs {
+	var kvs []*mvccpb.KeyValue
+	for _, r := range resp.Responses {
+		kvs = append(kvs, r.GetResponseRange().Kvs...)
+	}
+	for _, kv := range kvs {
 		rest := string(kv.Key)[len(prefix):]
 		kind, _, _ := strings.Cut(rest, "/")
 		var msg proto.Message
