@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
@@ -51,26 +52,37 @@ func (w *writes) del(key string) {
 	w.ops = append(w.ops, clientv3.OpDelete(key))
 }
 
-// get reads one document and asserts, at commit, that it is unchanged (or still absent).
-func (r *reader) get(ctx context.Context, key string, msg proto.Message) (bool, error) {
+// read fetches one key and records, once per key, the assertion that it is unchanged (or still
+// absent) when the transaction commits.
+func (r *reader) read(ctx context.Context, key string) (*mvccpb.KeyValue, error) {
 	resp, err := r.s.kv.Get(ctx, key)
 	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", key, err)
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	var kv *mvccpb.KeyValue
+	if len(resp.Kvs) > 0 {
+		kv = resp.Kvs[0]
 	}
 	if !r.seen[key] {
 		r.seen[key] = true
-		if len(resp.Kvs) == 0 {
+		if kv == nil {
 			r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
 		} else {
-			r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
+			r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision))
 		}
 	}
-	if len(resp.Kvs) == 0 {
-		return false, nil
+	return kv, nil
+}
+
+// get reads one document (msg may be nil to test presence only).
+func (r *reader) get(ctx context.Context, key string, msg proto.Message) (bool, error) {
+	kv, err := r.read(ctx, key)
+	if err != nil || kv == nil {
+		return false, err
 	}
 	if msg != nil {
-		if err := proto.Unmarshal(resp.Kvs[0].Value, msg); err != nil {
-			return false, fmt.Errorf("decoding %s: %w", key, err)
+		if err := unmarshal(kv, msg); err != nil {
+			return false, err
 		}
 	}
 	return true, nil
@@ -78,22 +90,11 @@ func (r *reader) get(ctx context.Context, key string, msg proto.Message) (bool, 
 
 // getRaw is get for plain string values (indexes, sequences).
 func (r *reader) getRaw(ctx context.Context, key string) (string, bool, error) {
-	resp, err := r.s.kv.Get(ctx, key)
-	if err != nil {
-		return "", false, fmt.Errorf("reading %s: %w", key, err)
+	kv, err := r.read(ctx, key)
+	if err != nil || kv == nil {
+		return "", false, err
 	}
-	if !r.seen[key] {
-		r.seen[key] = true
-		if len(resp.Kvs) == 0 {
-			r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
-		} else {
-			r.cmps = append(r.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
-		}
-	}
-	if len(resp.Kvs) == 0 {
-		return "", false, nil
-	}
-	return string(resp.Kvs[0].Value), true, nil
+	return string(kv.Value), true, nil
 }
 
 // run executes build and commits its writes in one transaction guarded by what build read,

@@ -158,21 +158,11 @@ func validateDeploy(cmd *cobra.Command, opts *deployOptions, args []string) erro
 			return cmdutil.FlagErrorf("error in --channel: %v", err)
 		}
 	}
-	if opts.Series != "" {
-		fmt.Fprintln(opts.IO.ErrOut, "WARNING series flag is deprecated, use --base instead")
-		b, err := base.FromSeries(opts.Series)
-		if err != nil {
-			return cmdutil.FlagErrorf("attempting to convert %q to a base: %v", opts.Series, err)
-		}
-		opts.base = b
+	b, err := cmdutil.ParseBaseFlags(opts.IO.ErrOut, opts.Series, opts.Base)
+	if err != nil {
+		return err
 	}
-	if opts.Base != "" {
-		b, err := base.Parse(opts.Base)
-		if err != nil {
-			return cmdutil.FlagErrorWrap(err)
-		}
-		opts.base = b
-	}
+	opts.base = b
 	cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, opts.Constraints...)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/constraints"
 	"github.com/jujuclone/juju/output"
 )
@@ -57,4 +58,26 @@ func WriteConstraints(s *output.Streams, path string, f output.Format, cons stri
 		return fmt.Errorf("writing output file: %w", err)
 	}
 	return nil
+}
+
+// ParseBaseFlags resolves --series (deprecated, with its warning on errOut) and --base into one
+// base; both empty gives the zero base. Errors are usage errors.
+func ParseBaseFlags(errOut io.Writer, series, baseFlag string) (base.Base, error) {
+	var b base.Base
+	if series != "" {
+		fmt.Fprintln(errOut, "WARNING series flag is deprecated, use --base instead")
+		s, err := base.FromSeries(series)
+		if err != nil {
+			return b, FlagErrorf("attempting to convert %q to a base: %v", series, err)
+		}
+		b = s
+	}
+	if baseFlag != "" {
+		parsed, err := base.Parse(baseFlag)
+		if err != nil {
+			return b, FlagErrorWrap(err)
+		}
+		b = parsed
+	}
+	return b, nil
 }

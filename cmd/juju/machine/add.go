@@ -99,21 +99,11 @@ func validateAdd(opts *addOptions) error {
 		}
 		opts.place = p
 	}
-	if opts.Series != "" {
-		fmt.Fprintln(opts.IO.ErrOut, "WARNING series flag is deprecated, use --base instead")
-		b, err := base.FromSeries(opts.Series)
-		if err != nil {
-			return cmdutil.FlagErrorf("attempting to convert %q to a base: %v", opts.Series, err)
-		}
-		opts.base = b
+	b, err := cmdutil.ParseBaseFlags(opts.IO.ErrOut, opts.Series, opts.Base)
+	if err != nil {
+		return err
 	}
-	if opts.Base != "" {
-		b, err := base.Parse(opts.Base)
-		if err != nil {
-			return cmdutil.FlagErrorWrap(err)
-		}
-		opts.base = b
-	}
+	opts.base = b
 	if !opts.base.IsZero() && !base.IsSupported(opts.base) {
 		return cmdutil.FlagErrorf("base %q is not supported, supported bases are: %s", opts.base.DisplayString(), base.SupportedString())
 	}

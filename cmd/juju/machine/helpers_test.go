@@ -1,39 +1,11 @@
 package machine
 
 import (
-	"errors"
-	"io"
-	"strings"
-	"testing"
-
-	"github.com/spf13/cobra"
-
-	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
 )
 
-// execute runs cmd with the space-separated args, discarding cobra's own output.
-func execute(cmd *cobra.Command, args string) error {
-	cmd.SetArgs(strings.Fields(args))
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	return cmd.Execute()
-}
-
-// checkErr fails unless err is nil and want is "", or err's message is want; usage says whether
-// it must be a *cmdutil.FlagError.
-func checkErr(t *testing.T, err error, want string, usage bool) {
-	t.Helper()
-	if want == "" {
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-		return
-	}
-	if err == nil || err.Error() != want {
-		t.Fatalf("error = %v, want %q", err, want)
-	}
-	var fe *cmdutil.FlagError
-	if usage != errors.As(err, &fe) {
-		t.Errorf("usage error = %v, want %v", !usage, usage)
-	}
-}
+// Shared helpers, under the short names these tests use.
+var (
+	execute  = cmdtest.Execute
+	checkErr = cmdtest.CheckErr
+)
