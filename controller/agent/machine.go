@@ -33,21 +33,7 @@ func (a *machineAgent) run(ctx context.Context) error {
 	if err := a.c.SetMachineStatus(ctx, a.conf.Model, a.conf.ID, &pb.StatusInfo{Status: string(status.Started)}); err != nil {
 		return fmt.Errorf("machine %s: setting status: %w", a.conf.ID, err)
 	}
-	for {
-		if err := a.deployUnits(ctx); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-done:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("machine %s: watch ended: %w", a.conf.ID, err)
-		case <-changed:
-		}
-	}
+	return follow(ctx, "machine "+a.conf.ID, changed, done, a.deployUnits)
 }
 
 // deployUnits starts an agent for every alive unit assigned here that has none yet.

@@ -31,18 +31,8 @@ func (a *unitAgent) run(ctx context.Context) error {
 			return err
 		}
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-done:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("unit %s: watch ended: %w", a.conf.ID, err)
-		case <-changed:
-		}
-	}
+	// Nothing reacts to changes of the unit yet; the watch keeps the agent connected.
+	return follow(ctx, "unit "+a.conf.ID, changed, done, func(context.Context) error { return nil })
 }
 
 // install takes a freshly deployed unit to idle. The charm has no hooks to run yet, so the

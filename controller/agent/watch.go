@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -30,4 +31,24 @@ func watchSignals(ctx context.Context, c *client.Client, model string, targets .
 		}
 	}()
 	return changed, done, nil
+}
+
+// follow calls handle now and after every change signal until ctx ends (nil) or the watch ends
+// (an error, so the runner restarts the agent with a fresh watch).
+func follow(ctx context.Context, who string, changed <-chan struct{}, done <-chan error, handle func(context.Context) error) error {
+	for {
+		if err := handle(ctx); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-done:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("%s: watch ended: %w", who, err)
+		case <-changed:
+		}
+	}
 }
