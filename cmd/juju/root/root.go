@@ -3,6 +3,10 @@
 package root
 
 import (
+	"io"
+
+	"github.com/jujuclone/juju/completion"
+
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +83,7 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 		machine.NewCmdAdd(f, nil),
 		status.NewCmdStatus(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
+		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)
 	return cmd
 }
