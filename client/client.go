@@ -194,6 +194,8 @@ func (c *Client) check(ctx context.Context) error {
 		switch {
 		case err == nil:
 			return nil
+		case errors.Is(err, apierr.Unavailable) && strings.HasPrefix(err.Error(), "cannot connect to controller"):
+			return err // mapErr already explained it
 		case errors.Is(err, apierr.Unavailable), errors.Is(err, context.DeadlineExceeded):
 			return c.connectError(ctx, err)
 		default:
