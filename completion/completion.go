@@ -24,6 +24,9 @@ func NewCmd(out func() io.Writer) *cobra.Command {
 			root := cmd.Root()
 			switch args[0] {
 			case "bash":
+				if _, err := io.WriteString(out(), bashShim); err != nil {
+					return err
+				}
 				return root.GenBashCompletionV2(out(), true)
 			case "zsh":
 				return root.GenZshCompletion(out())
@@ -32,3 +35,16 @@ func NewCmd(out func() io.Writer) *cobra.Command {
 		},
 	}
 }
+
+// bashShim stands in for the one bash-completion function cobra's script needs, so completion
+// also works in a bash without the bash-completion package (a minimal image, `bash --norc`).
+const bashShim = `# Fallback for shells without the bash-completion package.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    prev="${COMP_WORDS[COMP_CWORD-1]}"
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+}
+fi
+`

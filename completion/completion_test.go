@@ -10,7 +10,7 @@ import (
 )
 
 func TestScripts(t *testing.T) {
-	for shell, want := range map[string]string{"bash": "complete -o default -F __start_juju juju", "zsh": "#compdef juju"} {
+	for shell, want := range map[string]string{"bash": "_get_comp_words_by_ref() {", "zsh": "#compdef juju"} {
 		var out bytes.Buffer
 		root := &cobra.Command{Use: "juju"}
 		root.AddCommand(NewCmd(func() io.Writer { return &out }))
@@ -18,7 +18,7 @@ func TestScripts(t *testing.T) {
 		if err := root.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out.String(), want) || (shell == "bash" && !strings.Contains(out.String(), "complete -o default -F __start_juju juju")) {
 			t.Errorf("%s script lacks %q", shell, want)
 		}
 	}
