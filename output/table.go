@@ -49,6 +49,10 @@ func WriteTables(w io.Writer, tables ...Table) error {
 	return bw.Flush()
 }
 
+// Every status cell is distinct (unit names, messages), so tablewriter's width cache only costs
+// locking and eviction; without it a 2,000-row table lays out noticeably faster.
+func init() { twwidth.SetCacheCapacity(0) }
+
 func renderTable(w io.Writer, t Table) error {
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(&columnRenderer{}),
