@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // ConfFile is the agent's configuration inside its directory; it holds a secret, so it is 0600.
@@ -34,7 +34,7 @@ func WriteConf(dir string, c Conf) error {
 	if err != nil {
 		return fmt.Errorf("encoding agent conf: %w", err)
 	}
-	return bootstrap.WriteFileAtomic(filepath.Join(dir, ConfFile), data, 0o600)
+	return atomicfile.Write(filepath.Join(dir, ConfFile), data, 0o600)
 }
 
 // ReadConf reads dir/agent.conf.

@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // ServerName is the name the server certificate is issued for and clients verify.
@@ -106,7 +108,7 @@ func writeCerts(dir string) error {
 		if f.block == nil {
 			return fmt.Errorf("encoding %s", f.name)
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), pem.EncodeToMemory(f.block), f.mode); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), pem.EncodeToMemory(f.block), f.mode); err != nil {
 			return err
 		}
 	}
@@ -127,28 +129,4 @@ func serial() *big.Int {
 		return big.NewInt(time.Now().UnixNano())
 	}
 	return n
-}
-
-// WriteFileAtomic writes through a temporary file and a rename, with mode.
-func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // ModelInfo names a model created at bootstrap.
@@ -31,7 +33,7 @@ func WriteInfo(dir string, info Info) error {
 	if err != nil {
 		return fmt.Errorf("encoding bootstrap info: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, InfoFile), append(data, '\n'), 0o600)
+	return atomicfile.Write(filepath.Join(dir, InfoFile), append(data, '\n'), 0o600)
 }
 
 // ReadInfo reads bootstrap.json.

@@ -23,6 +23,7 @@ import (
 	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/controller/worker/provisioner"
 	"github.com/jujuclone/juju/core/base"
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // Config is the controller's resolved configuration.
@@ -50,7 +51,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("securing data dir: %w", err)
 	}
 	pidPath := filepath.Join(cfg.DataDir, bootstrap.PIDFile)
-	if err := bootstrap.WriteFileAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return err
 	}
 	defer os.Remove(pidPath)

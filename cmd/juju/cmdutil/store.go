@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // Store is the client store under $JUJU_DATA: controllers.yaml, accounts.yaml (0600) and
@@ -99,36 +100,7 @@ func (s *Store) write(name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", name, err)
 	}
-	return WriteFileAtomic(filepath.Join(s.Dir, name), data, 0o600)
-}
-
-// WriteFileAtomic writes data to a temporary file next to path and renames it over path, so
-// readers see the old content or the new one, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(s.Dir, name), data, 0o600)
 }
 
 // locked runs fn holding the store's lock file, for read-modify-write updates.

@@ -21,6 +21,7 @@ import (
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/internal/atomicfile"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -247,7 +248,7 @@ func recordController(ctx context.Context, opts *bootstrapOptions, dir string, p
 		pid = proc.PID
 	}
 	pidPath := filepath.Join(dir, pidFile)
-	if err := cmdutil.WriteFileAtomic(pidPath, fmt.Appendf(nil, "%d\n", pid), 0o600); err != nil {
+	if err := atomicfile.Write(pidPath, fmt.Appendf(nil, "%d\n", pid), 0o600); err != nil {
 		return err
 	}
 	uuid := info.ControllerUUID
