@@ -194,9 +194,9 @@ func (c *Client) check(ctx context.Context) error {
 		switch {
 		case err == nil:
 			return nil
-		case errors.Is(err, apierr.Unavailable) && strings.HasPrefix(err.Error(), "cannot connect to controller"):
-			return err // mapErr already explained it
-		case errors.Is(err, apierr.Unavailable), errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, apierr.Unavailable):
+			return err // mapErr already says why the controller cannot be reached
+		case errors.Is(err, context.DeadlineExceeded):
 			return c.connectError(ctx, err)
 		default:
 			return fmt.Errorf("logging in to controller at %s: %w", c.cfg.Endpoint, err)
@@ -240,21 +240,12 @@ func (c *Client) callContext(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, c.cfg.Timeout)
 }
 
-// mapErr turns a gRPC error into one that wraps an apierr sentinel. Transport failures (the
-// controller went away) read like a failed dial.
+// mapErr turns a gRPC error into one that wraps an apierr sentinel. Our server always attaches
+// details to its errors, so an Unavailable without them is the transport failing: it reads like
+// a failed dial.
 func (c *Client) mapErr(err error) error {
 	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && len(st.Details()) == 0 {
-		msg := st.Message()
-		if strings.HasPrefix(msg, "connection error") || strings.Contains(msg, "transport") ||
-			strings.HasPrefix(msg, "error reading from server") || strings.HasPrefix(msg, "connection closed") {
-			reason := cleanReason(msg)
-			if c.dialer != nil {
-				if derr := c.dialer.lastError(); derr != nil {
-					reason = netReason(derr)
-				}
-			}
-			return apierr.Errorf(apierr.Unavailable, "cannot connect to controller at %s: %s", c.cfg.Endpoint, reason)
-		}
+		return c.connectError(context.Background(), err)
 	}
 	return apierr.FromStatus(err)
 }
