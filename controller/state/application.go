@@ -64,7 +64,7 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 	peers := meta.PeerEndpoints()
 	what := fmt.Sprintf("cannot add application %q", args.Name)
 	err = s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
-		if err := r.aliveModel(ctx, uuid); err != nil {
+		if _, err := r.model(ctx, uuid); err != nil {
 			return nil, err
 		}
 		// L-G5: the document stays while dying or dead, so its presence alone blocks reuse.
@@ -128,11 +128,6 @@ func (r *reader) addRelation(ctx context.Context, w *writes, uuid string, eps []
 	w.put(relationKey(uuid, id), &storepb.Relation{Id: id, Key: key, Life: string(life.Alive), Endpoints: eps})
 	w.putRaw(relationIndexKey(uuid, key), strconv.FormatInt(id, 10))
 	return nil
-}
-
-func (r *reader) aliveModel(ctx context.Context, uuid string) error {
-	_, err := r.model(ctx, uuid)
-	return err
 }
 
 func (r *reader) model(ctx context.Context, uuid string) (*storepb.Model, error) {

@@ -37,10 +37,7 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 	sum := sha256.Sum256(archive)
 	var doc *storepb.Charm
 	err = s.run(ctx, fmt.Sprintf("adding charm %q", meta.Name), func(ctx context.Context, r *reader) (*writes, error) {
-		if ok, err := r.get(ctx, modelKey(uuid), &storepb.Model{}); err != nil || !ok {
-			if err == nil {
-				err = apierr.Errorf(apierr.NotFound, "model %q not found", uuid)
-			}
+		if _, err := r.model(ctx, uuid); err != nil {
 			return nil, err
 		}
 		rev, err := r.nextSequence(ctx, uuid, "charm-"+meta.Name)

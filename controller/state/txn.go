@@ -32,14 +32,13 @@ type reader struct {
 // writes collects the puts and deletes of one transaction.
 type writes struct {
 	ops []clientv3.Op
+	err error // the first document that could not be encoded; the transaction is not sent
 }
 
 func (w *writes) put(key string, msg proto.Message) {
 	data, err := proto.Marshal(msg)
-	if err != nil {
-		// Marshalling our own documents cannot fail short of a bug; keep the value empty so the
-		// read side reports a decode error rather than panicking here.
-		data = nil
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("encoding %s: %w", key, err)
 	}
 	w.ops = append(w.ops, clientv3.OpPut(key, string(data)))
 }
@@ -108,6 +107,9 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 		}
 		if w == nil || len(w.ops) == 0 {
 			return nil
+		}
+		if w.err != nil {
+			return fmt.Errorf("%s: %w", what, w.err)
 		}
 		for key, next := range r.seqs {
 			w.putRaw(key, strconv.FormatInt(next, 10))
