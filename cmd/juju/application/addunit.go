@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/placement"
@@ -17,6 +18,8 @@ import (
 type addUnitAPI interface {
 	AddUnits(ctx context.Context, req *jujupb.AddUnitsRequest) (*jujupb.AddUnitsResponse, error)
 }
+
+var _ addUnitAPI = (*client.Client)(nil)
 
 type addUnitOptions struct {
 	IO           *output.Streams
@@ -36,13 +39,7 @@ func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.
 	opts := &addUnitOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (addUnitAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[addUnitAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:   "add-unit [options] <application name>",
@@ -51,15 +48,7 @@ func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.
 an existing machine (3), a new container on a machine (lxd:3) or on a new machine (lxd).
 Units without a directive get new machines.`,
 		Example: "  juju add-unit mysql\n  juju add-unit mysql -n 2 --to 3,lxd:3",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("no application specified")
-			}
-			if len(args) > 1 {
-				return cmdutil.UnrecognizedArgs(args[1:])
-			}
-			return nil
-		},
+		Args:    cmdutil.ExactlyOneArg("no application specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Application = args[0]
 			if err := names.ValidateApplicationName(opts.Application); err != nil {

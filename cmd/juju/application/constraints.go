@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/output"
@@ -15,6 +16,8 @@ import (
 type constraintsAPI interface {
 	GetConstraints(ctx context.Context, model, app string) (string, error)
 }
+
+var _ constraintsAPI = (*client.Client)(nil)
 
 type constraintsOptions struct {
 	IO           *output.Streams
@@ -33,13 +36,7 @@ func NewCmdConstraints(f *cmdutil.Factory, runF func(*constraintsOptions) error)
 	opts := &constraintsOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (constraintsAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[constraintsAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:     "constraints [options] <application name>",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/charm"
@@ -32,6 +33,8 @@ type deployAPI interface {
 	UploadCharm(ctx context.Context, model string, archive []byte) (*jujupb.UploadCharmResponse, error)
 	Deploy(ctx context.Context, req *jujupb.DeployRequest) (*jujupb.DeployResponse, error)
 }
+
+var _ deployAPI = (*client.Client)(nil)
 
 type deployOptions struct {
 	IO           *output.Streams
@@ -68,13 +71,7 @@ func NewCmdDeploy(f *cmdutil.Factory, runF func(*deployOptions) error) *cobra.Co
 	opts := &deployOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (deployAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[deployAPI](f),
 		Repository: func() string {
 			cfg, err := f.Config()
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/output"
 )
@@ -14,6 +15,8 @@ import (
 type setConstraintsAPI interface {
 	SetConstraints(ctx context.Context, model, app, cons string) error
 }
+
+var _ setConstraintsAPI = (*client.Client)(nil)
 
 type setConstraintsOptions struct {
 	IO           *output.Streams
@@ -31,13 +34,7 @@ func NewCmdSetConstraints(f *cmdutil.Factory, runF func(*setConstraintsOptions) 
 	opts := &setConstraintsOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (setConstraintsAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[setConstraintsAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:   "set-constraints [options] <application name> <key>=<value> ...",

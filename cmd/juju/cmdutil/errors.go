@@ -61,3 +61,13 @@ func MaxArgs(n int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// ExactlyOneArg wants one argument: none is a usage error saying missing, more are unrecognized.
+func ExactlyOneArg(missing string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return FlagErrorf("%s", missing)
+		}
+		return MaxArgs(1)(nil, args)
+	}
+}

@@ -334,3 +334,20 @@ func TestFactory() *Factory {
 	}
 	return f
 }
+
+// ClientFunc adapts the factory's lazy client to the narrow interface T a command declares
+// (each command asserts at compile time that *client.Client implements its T).
+func ClientFunc[T any](f *Factory) func(context.Context) (T, error) {
+	return func(ctx context.Context) (T, error) {
+		var none T
+		c, err := f.Client(ctx)
+		if err != nil {
+			return none, err
+		}
+		t, ok := any(c).(T)
+		if !ok {
+			return none, fmt.Errorf("the controller client lacks methods this command needs")
+		}
+		return t, nil
+	}
+}

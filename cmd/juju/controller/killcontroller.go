@@ -51,15 +51,7 @@ within --timeout. Its data directory is deleted and the client forgets it.
 
 Asks for confirmation on a terminal unless --no-prompt is given.`,
 		Example: "  juju kill-controller local --no-prompt",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("no controller specified")
-			}
-			if len(args) > 1 {
-				return cmdutil.UnrecognizedArgs(args[1:])
-			}
-			return nil
-		},
+		Args:    cmdutil.ExactlyOneArg("no controller specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if opts.Timeout <= 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/constraints"
@@ -21,6 +22,8 @@ import (
 type addAPI interface {
 	AddMachines(ctx context.Context, req *jujupb.AddMachinesRequest) ([]*jujupb.AddMachineResult, error)
 }
+
+var _ addAPI = (*client.Client)(nil)
 
 type addOptions struct {
 	IO           *output.Streams
@@ -44,13 +47,7 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command 
 	opts := &addOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (addAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[addAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:   "add-machine [options] [<container type>[:<machine>]]",

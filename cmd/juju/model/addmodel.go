@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/output"
@@ -16,6 +17,8 @@ import (
 type addModelAPI interface {
 	AddModel(ctx context.Context, name, cons string) (*jujupb.Model, error)
 }
+
+var _ addModelAPI = (*client.Client)(nil)
 
 type addModelOptions struct {
 	IO     *output.Streams
@@ -37,28 +40,14 @@ func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobr
 		IO:     f.IO,
 		Store:  f.Store,
 		Config: f.Config,
-		Client: func(ctx context.Context) (addModelAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client: cmdutil.ClientFunc[addModelAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:     "add-model [options] <model name>",
 		Short:   "Add a model to the controller",
 		Long:    "Add a model to the current controller (or -c) and make it the current model, unless --no-switch.",
 		Example: "  juju add-model test\n  juju add-model big --constraints mem=8G",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("model name is required")
-			}
-			if len(args) > 1 {
-				return cmdutil.UnrecognizedArgs(args[1:])
-			}
-			return nil
-		},
+		Args:    cmdutil.ExactlyOneArg("model name is required"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if !names.IsValidModel(opts.Name) {

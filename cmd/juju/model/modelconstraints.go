@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/output"
 )
@@ -14,6 +15,8 @@ import (
 type modelConstraintsAPI interface {
 	GetModelConstraints(ctx context.Context, model string) (string, error)
 }
+
+var _ modelConstraintsAPI = (*client.Client)(nil)
 
 type modelConstraintsOptions struct {
 	IO           *output.Streams
@@ -30,13 +33,7 @@ func NewCmdModelConstraints(f *cmdutil.Factory, runF func(*modelConstraintsOptio
 	opts := &modelConstraintsOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (modelConstraintsAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[modelConstraintsAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:     "model-constraints",

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/output"
 )
@@ -21,6 +22,8 @@ import (
 type modelsAPI interface {
 	ListModels(ctx context.Context) ([]*jujupb.Model, error)
 }
+
+var _ modelsAPI = (*client.Client)(nil)
 
 type modelsOptions struct {
 	IO     *output.Streams
@@ -39,13 +42,7 @@ func NewCmdModels(f *cmdutil.Factory, runF func(*modelsOptions) error) *cobra.Co
 		IO:     f.IO,
 		Store:  f.Store,
 		Config: f.Config,
-		Client: func(ctx context.Context) (modelsAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client: cmdutil.ClientFunc[modelsAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:     "models",

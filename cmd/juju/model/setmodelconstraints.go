@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/output"
 )
@@ -14,6 +15,8 @@ import (
 type setModelConstraintsAPI interface {
 	SetModelConstraints(ctx context.Context, model, cons string) error
 }
+
+var _ setModelConstraintsAPI = (*client.Client)(nil)
 
 type setModelConstraintsOptions struct {
 	IO           *output.Streams
@@ -30,13 +33,7 @@ func NewCmdSetModelConstraints(f *cmdutil.Factory, runF func(*setModelConstraint
 	opts := &setModelConstraintsOptions{
 		IO:           f.IO,
 		ResolveModel: f.Model,
-		Client: func(ctx context.Context) (setModelConstraintsAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[setModelConstraintsAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:   "set-model-constraints [options] <key>=<value> ...",

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/output"
 )
@@ -17,6 +18,8 @@ import (
 type statusAPI interface {
 	FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error)
 }
+
+var _ statusAPI = (*client.Client)(nil)
 
 type statusOptions struct {
 	IO           *output.Streams
@@ -40,13 +43,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*statusOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Now:          f.Now,
-		Client: func(ctx context.Context) (statusAPI, error) {
-			c, err := f.Client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Client:       cmdutil.ClientFunc[statusAPI](f),
 	}
 	cmd := &cobra.Command{
 		Use:   "status [options] [<selector> ...]",
