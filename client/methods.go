@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"google.golang.org/grpc"
+
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 )
 
@@ -83,6 +85,44 @@ func (c *Client) SetConstraints(ctx context.Context, model, app, cons string) er
 	_, err := invoke(ctx, c, c.app.SetConstraints,
 		&jujupb.SetConstraintsRequest{Model: c.model(model), Application: app, Constraints: cons})
 	return err
+}
+
+// Integrate relates two applications; endpoints are "app" or "app:endpoint".
+func (c *Client) Integrate(ctx context.Context, model string, endpoints []string) (*jujupb.IntegrateResponse, error) {
+	return invoke(ctx, c, c.app.Integrate, &jujupb.IntegrateRequest{Model: c.model(model), Endpoints: endpoints})
+}
+
+// RemoveRelation destroys a relation named by two endpoints or by id.
+func (c *Client) RemoveRelation(ctx context.Context, req *jujupb.RemoveRelationRequest) (*jujupb.RemoveRelationResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.app.RemoveRelation, req)
+}
+
+// RemoveUnits destroys principal units (or, with DryRun, says what would go); each result
+// carries its own error text.
+func (c *Client) RemoveUnits(ctx context.Context, req *jujupb.RemoveRequest) ([]*jujupb.RemoveResult, error) {
+	req.Model = c.model(req.GetModel())
+	resp, err := invoke(ctx, c, c.app.RemoveUnits, req)
+	return resp.GetResults(), err
+}
+
+// RemoveApplications destroys applications; each result carries its own error text.
+func (c *Client) RemoveApplications(ctx context.Context, req *jujupb.RemoveRequest) ([]*jujupb.RemoveResult, error) {
+	req.Model = c.model(req.GetModel())
+	resp, err := invoke(ctx, c, c.app.RemoveApplications, req)
+	return resp.GetResults(), err
+}
+
+// RemoveMachines destroys machines; each result carries its own error text.
+func (c *Client) RemoveMachines(ctx context.Context, req *jujupb.RemoveRequest) ([]*jujupb.RemoveResult, error) {
+	req.Model = c.model(req.GetModel())
+	resp, err := invoke(ctx, c, c.machine.RemoveMachines, req)
+	return resp.GetResults(), err
+}
+
+// ShowUnit returns a unit with its relations and their settings.
+func (c *Client) ShowUnit(ctx context.Context, model, unit string) (*jujupb.UnitDetail, error) {
+	return invoke(ctx, c, c.app.ShowUnit, &jujupb.ShowUnitRequest{Model: c.model(model), Unit: unit})
 }
 
 // AddMachines adds one machine per params entry; each result carries its own error text.
@@ -194,4 +234,61 @@ func (c *Client) GetCharmArchive(ctx context.Context, model, url string) ([]byte
 		return nil, err
 	}
 	return resp.GetArchive(), nil
+}
+
+// GetApplication returns the application of the calling unit (or of its subordinate).
+func (c *Client) GetApplication(ctx context.Context, model, name string) (*jujupb.AgentApplication, error) {
+	return invoke(ctx, c, c.agent.GetApplication, &jujupb.AgentEntity{Model: c.model(model), Id: name})
+}
+
+// UnitRelations lists the relations that concern a unit, with its scope membership.
+func (c *Client) UnitRelations(ctx context.Context, model, unit string) ([]*jujupb.AgentRelation, error) {
+	resp, err := invoke(ctx, c, c.agent.UnitRelations, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetRelations(), nil
+}
+
+// EnterScope writes a unit's settings and enters a relation's scope.
+func (c *Client) EnterScope(ctx context.Context, req *jujupb.ScopeRequest) (*jujupb.ScopeResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.agent.EnterScope, req)
+}
+
+// LeaveScope leaves a relation's scope.
+func (c *Client) LeaveScope(ctx context.Context, model, unit string, relationID int64) error {
+	_, err := invoke(ctx, c, c.agent.LeaveScope, &jujupb.ScopeRequest{Model: c.model(model), Unit: unit, RelationId: relationID})
+	return err
+}
+
+// SetUnitDying sets a unit dying (no-op if it is not alive) and returns its life.
+func (c *Client) SetUnitDying(ctx context.Context, model, unit string) (string, error) {
+	return c.lifeCall(ctx, c.agent.SetUnitDying, model, unit)
+}
+
+// EnsureUnitDead sets a dying unit dead once nothing holds it, and returns its life.
+func (c *Client) EnsureUnitDead(ctx context.Context, model, unit string) (string, error) {
+	return c.lifeCall(ctx, c.agent.EnsureUnitDead, model, unit)
+}
+
+// RemoveUnit removes a dead (or never deployed) unit; only its deployer may.
+func (c *Client) RemoveUnit(ctx context.Context, model, unit string) error {
+	_, err := c.lifeCall(ctx, c.agent.RemoveUnit, model, unit)
+	return err
+}
+
+// EnsureMachineDead sets a dying machine dead once nothing holds it, and returns its life.
+func (c *Client) EnsureMachineDead(ctx context.Context, model, id string) (string, error) {
+	return c.lifeCall(ctx, c.agent.EnsureMachineDead, model, id)
+}
+
+func (c *Client) lifeCall(ctx context.Context,
+	call func(context.Context, *jujupb.AgentEntity, ...grpc.CallOption) (*jujupb.LifeResponse, error),
+	model, id string) (string, error) {
+	resp, err := invoke(ctx, c, call, &jujupb.AgentEntity{Model: c.model(model), Id: id})
+	if err != nil {
+		return "", err
+	}
+	return resp.GetLife(), nil
 }

@@ -18,6 +18,8 @@ type Streams struct {
 	ErrOut io.Writer
 	// IsTerminal reports whether Out is a terminal.
 	IsTerminal bool
+	// InTerminal reports whether In is a terminal: only then may a command prompt.
+	InTerminal bool
 	// Color enables ANSI colour in tabular output.
 	Color bool
 }
@@ -32,6 +34,7 @@ func System() *Streams {
 		Out:        os.Stdout,
 		ErrOut:     os.Stderr,
 		IsTerminal: tty,
+		InTerminal: isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
 		Color:      tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
 	}
 }

@@ -279,8 +279,12 @@ type Machine struct {
 	Hostname       string                 `protobuf:"bytes,12,opt,name=hostname,proto3" json:"hostname,omitempty"`
 	// Set when provisioning failed (L-M5): the machine keeps no instance id until resolved.
 	ProvisioningError string `protobuf:"bytes,13,opt,name=provisioning_error,json=provisioningError,proto3" json:"provisioning_error,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// L-F1: when set (Unix nanoseconds), the force worker does the agent's duties from then on.
+	ForceAfter int64 `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	// remove-machine --keep-instance: release the machine but leave its instance running.
+	KeepInstance  bool `protobuf:"varint,15,opt,name=keep_instance,json=keepInstance,proto3" json:"keep_instance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Machine) Reset() {
@@ -404,6 +408,20 @@ func (x *Machine) GetProvisioningError() string {
 	return ""
 }
 
+func (x *Machine) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
+func (x *Machine) GetKeepInstance() bool {
+	if x != nil {
+		return x.KeepInstance
+	}
+	return false
+}
+
 // Application is /juju/models/<uuid>/applications/<name>.
 type Application struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -421,6 +439,7 @@ type Application struct {
 	Leader        string  `protobuf:"bytes,11,opt,name=leader,proto3" json:"leader,omitempty"`
 	Status        *Status `protobuf:"bytes,12,opt,name=status,proto3" json:"status,omitempty"`
 	Created       int64   `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	ForceAfter    int64   `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -546,6 +565,13 @@ func (x *Application) GetCreated() int64 {
 	return 0
 }
 
+func (x *Application) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
 // /juju/models/<uuid>/machineunits/<machine>/<unit> lists principals by machine.
 type Unit struct {
@@ -564,8 +590,12 @@ type Unit struct {
 	WorkloadStatus *Status `protobuf:"bytes,11,opt,name=workload_status,json=workloadStatus,proto3" json:"workload_status,omitempty"`
 	PasswordHash   string  `protobuf:"bytes,12,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
 	PublicAddress  string  `protobuf:"bytes,13,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Relations whose scope the unit has entered (L-R6); mirrored by the scope keys
+	// /juju/models/<uuid>/scopes/<relation>/<unit>, written in the same transactions.
+	Scopes        []int64 `protobuf:"varint,14,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
+	ForceAfter    int64   `protobuf:"varint,15,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Unit) Reset() {
@@ -689,6 +719,20 @@ func (x *Unit) GetPublicAddress() string {
 	return ""
 }
 
+func (x *Unit) GetScopes() []int64 {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *Unit) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
 type Endpoint struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Application   string                 `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
@@ -768,12 +812,14 @@ func (x *Endpoint) GetScope() string {
 // Relation is /juju/models/<uuid>/relations/<id>; the key index is
 // /juju/models/<uuid>/relationkeys/<key> -> id (L-D5, L-G5).
 type Relation struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Life          string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
-	Endpoints     []*Endpoint            `protobuf:"bytes,4,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	UnitCount     int32                  `protobuf:"varint,5,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key       string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Life      string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
+	Endpoints []*Endpoint            `protobuf:"bytes,4,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	// Units in scope.
+	UnitCount     int32 `protobuf:"varint,5,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
+	ForceAfter    int64 `protobuf:"varint,6,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -843,6 +889,120 @@ func (x *Relation) GetUnitCount() int32 {
 	return 0
 }
 
+func (x *Relation) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
+// Settings is one unit's settings in one relation: /juju/models/<uuid>/settings/<relation>/<unit>.
+// They outlive the unit's departure and go with the relation (L-R3, L-R7).
+type Settings struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Settings) Reset() {
+	*x = Settings{}
+	mi := &file_store_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Settings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Settings) ProtoMessage() {}
+
+func (x *Settings) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Settings.ProtoReflect.Descriptor instead.
+func (*Settings) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Settings) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// Cleanup is /juju/models/<uuid>/cleanups/<seq>: work left for the cleanup worker (L-R7).
+type Cleanup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	RelationId    int64                  `protobuf:"varint,2,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	Created       int64                  `protobuf:"varint,3,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cleanup) Reset() {
+	*x = Cleanup{}
+	mi := &file_store_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cleanup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cleanup) ProtoMessage() {}
+
+func (x *Cleanup) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cleanup.ProtoReflect.Descriptor instead.
+func (*Cleanup) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Cleanup) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Cleanup) GetRelationId() int64 {
+	if x != nil {
+		return x.RelationId
+	}
+	return 0
+}
+
+func (x *Cleanup) GetCreated() int64 {
+	if x != nil {
+		return x.Created
+	}
+	return 0
+}
+
 // Charm is /juju/models/<uuid>/charms/<url>; the archive is /juju/charmblobs/<uuid>/<url> so that
 // snapshot reads of the model never carry archives.
 type Charm struct {
@@ -861,7 +1021,7 @@ type Charm struct {
 
 func (x *Charm) Reset() {
 	*x = Charm{}
-	mi := &file_store_proto_msgTypes[8]
+	mi := &file_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +1033,7 @@ func (x *Charm) String() string {
 func (*Charm) ProtoMessage() {}
 
 func (x *Charm) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[8]
+	mi := &file_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +1046,7 @@ func (x *Charm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Charm.ProtoReflect.Descriptor instead.
 func (*Charm) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{8}
+	return file_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Charm) GetUrl() string {
@@ -962,7 +1122,7 @@ const file_store_proto_rawDesc = "" +
 	"\fdefault_base\x18\x06 \x01(\tR\vdefaultBase\x12\x18\n" +
 	"\acreated\x18\a \x01(\x03R\acreated\x12\x14\n" +
 	"\x05cloud\x18\b \x01(\tR\x05cloud\x12\x16\n" +
-	"\x06region\x18\t \x01(\tR\x06region\"\xb9\x03\n" +
+	"\x06region\x18\t \x01(\tR\x06region\"\xff\x03\n" +
 	"\aMachine\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12\x12\n" +
@@ -978,7 +1138,10 @@ const file_store_proto_rawDesc = "" +
 	" \x01(\v2\x15.juju.store.v1.StatusR\x0einstanceStatus\x12#\n" +
 	"\rpassword_hash\x18\v \x01(\tR\fpasswordHash\x12\x1a\n" +
 	"\bhostname\x18\f \x01(\tR\bhostname\x12-\n" +
-	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\"\xe6\x03\n" +
+	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
+	"\vforce_after\x18\x0e \x01(\x03R\n" +
+	"forceAfter\x12#\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\x87\x04\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -994,10 +1157,12 @@ const file_store_proto_rawDesc = "" +
 	" \x01(\bR\aexposed\x12\x16\n" +
 	"\x06leader\x18\v \x01(\tR\x06leader\x12-\n" +
 	"\x06status\x18\f \x01(\v2\x15.juju.store.v1.StatusR\x06status\x12\x18\n" +
-	"\acreated\x18\r \x01(\x03R\acreated\x1a9\n" +
+	"\acreated\x18\r \x01(\x03R\acreated\x12\x1f\n" +
+	"\vforce_after\x18\x0e \x01(\x03R\n" +
+	"forceAfter\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xca\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x83\x04\n" +
 	"\x04Unit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1013,20 +1178,35 @@ const file_store_proto_rawDesc = "" +
 	" \x01(\v2\x15.juju.store.v1.StatusR\vagentStatus\x12>\n" +
 	"\x0fworkload_status\x18\v \x01(\v2\x15.juju.store.v1.StatusR\x0eworkloadStatus\x12#\n" +
 	"\rpassword_hash\x18\f \x01(\tR\fpasswordHash\x12%\n" +
-	"\x0epublic_address\x18\r \x01(\tR\rpublicAddress\"\x88\x01\n" +
+	"\x0epublic_address\x18\r \x01(\tR\rpublicAddress\x12\x16\n" +
+	"\x06scopes\x18\x0e \x03(\x03R\x06scopes\x12\x1f\n" +
+	"\vforce_after\x18\x0f \x01(\x03R\n" +
+	"forceAfter\"\x88\x01\n" +
 	"\bEndpoint\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x1c\n" +
 	"\tinterface\x18\x04 \x01(\tR\tinterface\x12\x14\n" +
-	"\x05scope\x18\x05 \x01(\tR\x05scope\"\x96\x01\n" +
+	"\x05scope\x18\x05 \x01(\tR\x05scope\"\xb7\x01\n" +
 	"\bRelation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
 	"\x04life\x18\x03 \x01(\tR\x04life\x125\n" +
 	"\tendpoints\x18\x04 \x03(\v2\x17.juju.store.v1.EndpointR\tendpoints\x12\x1d\n" +
 	"\n" +
-	"unit_count\x18\x05 \x01(\x05R\tunitCount\"\xcb\x01\n" +
+	"unit_count\x18\x05 \x01(\x05R\tunitCount\x12\x1f\n" +
+	"\vforce_after\x18\x06 \x01(\x03R\n" +
+	"forceAfter\"\x82\x01\n" +
+	"\bSettings\x12;\n" +
+	"\x06values\x18\x01 \x03(\v2#.juju.store.v1.Settings.ValuesEntryR\x06values\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"X\n" +
+	"\aCleanup\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1f\n" +
+	"\vrelation_id\x18\x02 \x01(\x03R\n" +
+	"relationId\x12\x18\n" +
+	"\acreated\x18\x03 \x01(\x03R\acreated\"\xcb\x01\n" +
 	"\x05Charm\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
@@ -1048,7 +1228,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1058,22 +1238,26 @@ var file_store_proto_goTypes = []any{
 	(*Unit)(nil),        // 5: juju.store.v1.Unit
 	(*Endpoint)(nil),    // 6: juju.store.v1.Endpoint
 	(*Relation)(nil),    // 7: juju.store.v1.Relation
-	(*Charm)(nil),       // 8: juju.store.v1.Charm
-	nil,                 // 9: juju.store.v1.Application.ConfigEntry
+	(*Settings)(nil),    // 8: juju.store.v1.Settings
+	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
+	(*Charm)(nil),       // 10: juju.store.v1.Charm
+	nil,                 // 11: juju.store.v1.Application.ConfigEntry
+	nil,                 // 12: juju.store.v1.Settings.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	0, // 0: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
-	0, // 1: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	9, // 2: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
-	0, // 3: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	0, // 4: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0, // 5: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6, // 6: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	0,  // 0: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
+	0,  // 1: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
+	11, // 2: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	0,  // 3: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
+	0,  // 4: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 5: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	6,  // 6: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	12, // 7: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1087,7 +1271,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -168,6 +168,9 @@ type AgentUnit struct {
 	Principal      string                 `protobuf:"bytes,6,opt,name=principal,proto3" json:"principal,omitempty"`
 	AgentStatus    *StatusInfo            `protobuf:"bytes,7,opt,name=agent_status,json=agentStatus,proto3" json:"agent_status,omitempty"`
 	WorkloadStatus *StatusInfo            `protobuf:"bytes,8,opt,name=workload_status,json=workloadStatus,proto3" json:"workload_status,omitempty"`
+	Subordinates   []string               `protobuf:"bytes,9,rep,name=subordinates,proto3" json:"subordinates,omitempty"`
+	Scopes         []int64                `protobuf:"varint,10,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
+	Deployed       bool                   `protobuf:"varint,11,opt,name=deployed,proto3" json:"deployed,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -256,6 +259,27 @@ func (x *AgentUnit) GetWorkloadStatus() *StatusInfo {
 		return x.WorkloadStatus
 	}
 	return nil
+}
+
+func (x *AgentUnit) GetSubordinates() []string {
+	if x != nil {
+		return x.Subordinates
+	}
+	return nil
+}
+
+func (x *AgentUnit) GetScopes() []int64 {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *AgentUnit) GetDeployed() bool {
+	if x != nil {
+		return x.Deployed
+	}
+	return false
 }
 
 type AgentUnits struct {
@@ -675,6 +699,389 @@ func (x *CharmArchive) GetArchive() []byte {
 	return nil
 }
 
+type AgentApplication struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Life          string                 `protobuf:"bytes,2,opt,name=life,proto3" json:"life,omitempty"`
+	Subordinate   bool                   `protobuf:"varint,3,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentApplication) Reset() {
+	*x = AgentApplication{}
+	mi := &file_agent_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentApplication) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentApplication) ProtoMessage() {}
+
+func (x *AgentApplication) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentApplication.ProtoReflect.Descriptor instead.
+func (*AgentApplication) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *AgentApplication) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentApplication) GetLife() string {
+	if x != nil {
+		return x.Life
+	}
+	return ""
+}
+
+func (x *AgentApplication) GetSubordinate() bool {
+	if x != nil {
+		return x.Subordinate
+	}
+	return false
+}
+
+type AgentRelation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key   string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Life  string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
+	// The unit's own endpoint and the other side's (the same for a peer relation).
+	Endpoint          string `protobuf:"bytes,4,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	RemoteApplication string `protobuf:"bytes,5,opt,name=remote_application,json=remoteApplication,proto3" json:"remote_application,omitempty"`
+	RemoteEndpoint    string `protobuf:"bytes,6,opt,name=remote_endpoint,json=remoteEndpoint,proto3" json:"remote_endpoint,omitempty"`
+	Container         bool   `protobuf:"varint,7,opt,name=container,proto3" json:"container,omitempty"`
+	InScope           bool   `protobuf:"varint,8,opt,name=in_scope,json=inScope,proto3" json:"in_scope,omitempty"`
+	// ShouldJoin: the unit should be in this relation's scope: the relation is alive and,
+	// for a container-scoped relation, the unit's principal (or subordinate) is its counterpart.
+	ShouldJoin    bool `protobuf:"varint,9,opt,name=should_join,json=shouldJoin,proto3" json:"should_join,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentRelation) Reset() {
+	*x = AgentRelation{}
+	mi := &file_agent_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentRelation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentRelation) ProtoMessage() {}
+
+func (x *AgentRelation) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentRelation.ProtoReflect.Descriptor instead.
+func (*AgentRelation) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AgentRelation) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *AgentRelation) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetLife() string {
+	if x != nil {
+		return x.Life
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetRemoteApplication() string {
+	if x != nil {
+		return x.RemoteApplication
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetRemoteEndpoint() string {
+	if x != nil {
+		return x.RemoteEndpoint
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetContainer() bool {
+	if x != nil {
+		return x.Container
+	}
+	return false
+}
+
+func (x *AgentRelation) GetInScope() bool {
+	if x != nil {
+		return x.InScope
+	}
+	return false
+}
+
+func (x *AgentRelation) GetShouldJoin() bool {
+	if x != nil {
+		return x.ShouldJoin
+	}
+	return false
+}
+
+type AgentRelations struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Relations     []*AgentRelation       `protobuf:"bytes,1,rep,name=relations,proto3" json:"relations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentRelations) Reset() {
+	*x = AgentRelations{}
+	mi := &file_agent_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentRelations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentRelations) ProtoMessage() {}
+
+func (x *AgentRelations) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
+func (*AgentRelations) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *AgentRelations) GetRelations() []*AgentRelation {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
+type ScopeRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Model      string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit       string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	RelationId int64                  `protobuf:"varint,3,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	// Settings written before entering (L-R2: private-address first).
+	Settings      map[string]string `protobuf:"bytes,4,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScopeRequest) Reset() {
+	*x = ScopeRequest{}
+	mi := &file_agent_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScopeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScopeRequest) ProtoMessage() {}
+
+func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
+func (*ScopeRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ScopeRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ScopeRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *ScopeRequest) GetRelationId() int64 {
+	if x != nil {
+		return x.RelationId
+	}
+	return 0
+}
+
+func (x *ScopeRequest) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type ScopeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A subordinate created on entering (L-D7), if any.
+	Subordinate string `protobuf:"bytes,1,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
+	// Whether the unit is in scope after the call.
+	InScope       bool `protobuf:"varint,2,opt,name=in_scope,json=inScope,proto3" json:"in_scope,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScopeResponse) Reset() {
+	*x = ScopeResponse{}
+	mi := &file_agent_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScopeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScopeResponse) ProtoMessage() {}
+
+func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
+func (*ScopeResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ScopeResponse) GetSubordinate() string {
+	if x != nil {
+		return x.Subordinate
+	}
+	return ""
+}
+
+func (x *ScopeResponse) GetInScope() bool {
+	if x != nil {
+		return x.InScope
+	}
+	return false
+}
+
+type LifeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity's life after the call; "" when it is gone.
+	Life          string `protobuf:"bytes,1,opt,name=life,proto3" json:"life,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LifeResponse) Reset() {
+	*x = LifeResponse{}
+	mi := &file_agent_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LifeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LifeResponse) ProtoMessage() {}
+
+func (x *LifeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
+func (*LifeResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *LifeResponse) GetLife() string {
+	if x != nil {
+		return x.Life
+	}
+	return ""
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
@@ -690,7 +1097,7 @@ const file_agent_proto_rawDesc = "" +
 	"instanceId\x12!\n" +
 	"\x04base\x18\x04 \x01(\v2\r.juju.v1.BaseR\x04base\x12\x12\n" +
 	"\x04jobs\x18\x05 \x03(\tR\x04jobs\x12 \n" +
-	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xa0\x02\n" +
+	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xf8\x02\n" +
 	"\tAgentUnit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -699,7 +1106,11 @@ const file_agent_proto_rawDesc = "" +
 	"\amachine\x18\x05 \x01(\tR\amachine\x12\x1c\n" +
 	"\tprincipal\x18\x06 \x01(\tR\tprincipal\x126\n" +
 	"\fagent_status\x18\a \x01(\v2\x13.juju.v1.StatusInfoR\vagentStatus\x12<\n" +
-	"\x0fworkload_status\x18\b \x01(\v2\x13.juju.v1.StatusInfoR\x0eworkloadStatus\"6\n" +
+	"\x0fworkload_status\x18\b \x01(\v2\x13.juju.v1.StatusInfoR\x0eworkloadStatus\x12\"\n" +
+	"\fsubordinates\x18\t \x03(\tR\fsubordinates\x12\x16\n" +
+	"\x06scopes\x18\n" +
+	" \x03(\x03R\x06scopes\x12\x1a\n" +
+	"\bdeployed\x18\v \x01(\bR\bdeployed\"6\n" +
 	"\n" +
 	"AgentUnits\x12(\n" +
 	"\x05units\x18\x01 \x03(\v2\x12.juju.v1.AgentUnitR\x05units\"e\n" +
@@ -724,7 +1135,38 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive2\xdb\x03\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\\\n" +
+	"\x10AgentApplication\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
+	"\vsubordinate\x18\x03 \x01(\bR\vsubordinate\"\x93\x02\n" +
+	"\rAgentRelation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
+	"\x04life\x18\x03 \x01(\tR\x04life\x12\x1a\n" +
+	"\bendpoint\x18\x04 \x01(\tR\bendpoint\x12-\n" +
+	"\x12remote_application\x18\x05 \x01(\tR\x11remoteApplication\x12'\n" +
+	"\x0fremote_endpoint\x18\x06 \x01(\tR\x0eremoteEndpoint\x12\x1c\n" +
+	"\tcontainer\x18\a \x01(\bR\tcontainer\x12\x19\n" +
+	"\bin_scope\x18\b \x01(\bR\ainScope\x12\x1f\n" +
+	"\vshould_join\x18\t \x01(\bR\n" +
+	"shouldJoin\"F\n" +
+	"\x0eAgentRelations\x124\n" +
+	"\trelations\x18\x01 \x03(\v2\x16.juju.v1.AgentRelationR\trelations\"\xd7\x01\n" +
+	"\fScopeRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
+	"\vrelation_id\x18\x03 \x01(\x03R\n" +
+	"relationId\x12?\n" +
+	"\bsettings\x18\x04 \x03(\v2#.juju.v1.ScopeRequest.SettingsEntryR\bsettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
+	"\rScopeResponse\x12 \n" +
+	"\vsubordinate\x18\x01 \x01(\tR\vsubordinate\x12\x19\n" +
+	"\bin_scope\x18\x02 \x01(\bR\ainScope\"\"\n" +
+	"\fLifeResponse\x12\x12\n" +
+	"\x04life\x18\x01 \x01(\tR\x04life2\xd1\a\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -733,7 +1175,18 @@ const file_agent_proto_rawDesc = "" +
 	"\aGetUnit\x12\x14.juju.v1.AgentEntity\x1a\x12.juju.v1.AgentUnit\x12L\n" +
 	"\x0fSetUnitPassword\x12\x1b.juju.v1.SetPasswordRequest\x1a\x1c.juju.v1.SetPasswordResponse\x12J\n" +
 	"\rSetUnitStatus\x12\x1d.juju.v1.SetUnitStatusRequest\x1a\x1a.juju.v1.SetStatusResponse\x12;\n" +
-	"\x0fGetCharmArchive\x12\x11.juju.v1.CharmRef\x1a\x15.juju.v1.CharmArchiveB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x0fGetCharmArchive\x12\x11.juju.v1.CharmRef\x1a\x15.juju.v1.CharmArchive\x12A\n" +
+	"\x0eGetApplication\x12\x14.juju.v1.AgentEntity\x1a\x19.juju.v1.AgentApplication\x12>\n" +
+	"\rUnitRelations\x12\x14.juju.v1.AgentEntity\x1a\x17.juju.v1.AgentRelations\x12;\n" +
+	"\n" +
+	"EnterScope\x12\x15.juju.v1.ScopeRequest\x1a\x16.juju.v1.ScopeResponse\x12;\n" +
+	"\n" +
+	"LeaveScope\x12\x15.juju.v1.ScopeRequest\x1a\x16.juju.v1.ScopeResponse\x12;\n" +
+	"\fSetUnitDying\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x12=\n" +
+	"\x0eEnsureUnitDead\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x129\n" +
+	"\n" +
+	"RemoveUnit\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x12@\n" +
+	"\x11EnsureMachineDead\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -747,7 +1200,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_agent_proto_goTypes = []any{
 	(*AgentEntity)(nil),          // 0: juju.v1.AgentEntity
 	(*AgentMachine)(nil),         // 1: juju.v1.AgentMachine
@@ -760,36 +1213,61 @@ var file_agent_proto_goTypes = []any{
 	(*SetUnitStatusRequest)(nil), // 8: juju.v1.SetUnitStatusRequest
 	(*CharmRef)(nil),             // 9: juju.v1.CharmRef
 	(*CharmArchive)(nil),         // 10: juju.v1.CharmArchive
-	(*Base)(nil),                 // 11: juju.v1.Base
-	(*StatusInfo)(nil),           // 12: juju.v1.StatusInfo
+	(*AgentApplication)(nil),     // 11: juju.v1.AgentApplication
+	(*AgentRelation)(nil),        // 12: juju.v1.AgentRelation
+	(*AgentRelations)(nil),       // 13: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),         // 14: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),        // 15: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),         // 16: juju.v1.LifeResponse
+	nil,                          // 17: juju.v1.ScopeRequest.SettingsEntry
+	(*Base)(nil),                 // 18: juju.v1.Base
+	(*StatusInfo)(nil),           // 19: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	11, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	12, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	12, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	18, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	19, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	19, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	2,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	12, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	12, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	12, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	0,  // 7: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	4,  // 8: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 9: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	0,  // 10: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	6,  // 11: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	8,  // 12: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	9,  // 13: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	1,  // 14: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	5,  // 15: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	3,  // 16: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	2,  // 17: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	7,  // 18: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	5,  // 19: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 20: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	14, // [14:21] is the sub-list for method output_type
-	7,  // [7:14] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	19, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	19, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	19, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	12, // 7: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	17, // 8: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	0,  // 9: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	4,  // 10: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	0,  // 11: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	0,  // 12: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	6,  // 13: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	8,  // 14: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	9,  // 15: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	0,  // 16: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	0,  // 17: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.AgentEntity
+	14, // 18: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	14, // 19: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	0,  // 20: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	0,  // 21: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	0,  // 22: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	0,  // 23: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	1,  // 24: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	5,  // 25: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	3,  // 26: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	2,  // 27: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	7,  // 28: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	5,  // 29: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 30: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	11, // 31: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	13, // 32: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	15, // 33: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	15, // 34: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	16, // 35: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	16, // 36: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	16, // 37: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	16, // 38: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	24, // [24:39] is the sub-list for method output_type
+	9,  // [9:24] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -804,7 +1282,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

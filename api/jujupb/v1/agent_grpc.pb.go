@@ -19,13 +19,21 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AgentService_GetMachine_FullMethodName       = "/juju.v1.AgentService/GetMachine"
-	AgentService_SetMachineStatus_FullMethodName = "/juju.v1.AgentService/SetMachineStatus"
-	AgentService_MachineUnits_FullMethodName     = "/juju.v1.AgentService/MachineUnits"
-	AgentService_GetUnit_FullMethodName          = "/juju.v1.AgentService/GetUnit"
-	AgentService_SetUnitPassword_FullMethodName  = "/juju.v1.AgentService/SetUnitPassword"
-	AgentService_SetUnitStatus_FullMethodName    = "/juju.v1.AgentService/SetUnitStatus"
-	AgentService_GetCharmArchive_FullMethodName  = "/juju.v1.AgentService/GetCharmArchive"
+	AgentService_GetMachine_FullMethodName        = "/juju.v1.AgentService/GetMachine"
+	AgentService_SetMachineStatus_FullMethodName  = "/juju.v1.AgentService/SetMachineStatus"
+	AgentService_MachineUnits_FullMethodName      = "/juju.v1.AgentService/MachineUnits"
+	AgentService_GetUnit_FullMethodName           = "/juju.v1.AgentService/GetUnit"
+	AgentService_SetUnitPassword_FullMethodName   = "/juju.v1.AgentService/SetUnitPassword"
+	AgentService_SetUnitStatus_FullMethodName     = "/juju.v1.AgentService/SetUnitStatus"
+	AgentService_GetCharmArchive_FullMethodName   = "/juju.v1.AgentService/GetCharmArchive"
+	AgentService_GetApplication_FullMethodName    = "/juju.v1.AgentService/GetApplication"
+	AgentService_UnitRelations_FullMethodName     = "/juju.v1.AgentService/UnitRelations"
+	AgentService_EnterScope_FullMethodName        = "/juju.v1.AgentService/EnterScope"
+	AgentService_LeaveScope_FullMethodName        = "/juju.v1.AgentService/LeaveScope"
+	AgentService_SetUnitDying_FullMethodName      = "/juju.v1.AgentService/SetUnitDying"
+	AgentService_EnsureUnitDead_FullMethodName    = "/juju.v1.AgentService/EnsureUnitDead"
+	AgentService_RemoveUnit_FullMethodName        = "/juju.v1.AgentService/RemoveUnit"
+	AgentService_EnsureMachineDead_FullMethodName = "/juju.v1.AgentService/EnsureMachineDead"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -46,6 +54,24 @@ type AgentServiceClient interface {
 	SetUnitStatus(ctx context.Context, in *SetUnitStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 	// GetCharmArchive returns the charm archive a unit runs.
 	GetCharmArchive(ctx context.Context, in *CharmRef, opts ...grpc.CallOption) (*CharmArchive, error)
+	// GetApplication returns the life of a unit's application (L-U6).
+	GetApplication(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentApplication, error)
+	// UnitRelations lists the relations of a unit's application that concern the unit, with its
+	// scope membership as recorded in the store (L-R6).
+	UnitRelations(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentRelations, error)
+	// EnterScope writes the unit's settings and enters a relation's scope (L-R2); a principal
+	// entering a container-scoped relation creates its subordinate (L-D7).
+	EnterScope(ctx context.Context, in *ScopeRequest, opts ...grpc.CallOption) (*ScopeResponse, error)
+	// LeaveScope leaves a relation's scope; the last unit out of a dying relation removes it (L-R4).
+	LeaveScope(ctx context.Context, in *ScopeRequest, opts ...grpc.CallOption) (*ScopeResponse, error)
+	// SetUnitDying: a unit follows its application or principal (L-U5, L-U6, L-R5).
+	SetUnitDying(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
+	// EnsureUnitDead sets a dying unit dead once nothing holds it (L-U4).
+	EnsureUnitDead(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
+	// RemoveUnit removes a dead (or never deployed, not alive) unit; only its deployer may (L-U3).
+	RemoveUnit(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
+	// EnsureMachineDead sets a dying machine dead once nothing holds it (L-M2).
+	EnsureMachineDead(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
 }
 
 type agentServiceClient struct {
@@ -126,6 +152,86 @@ func (c *agentServiceClient) GetCharmArchive(ctx context.Context, in *CharmRef, 
 	return out, nil
 }
 
+func (c *agentServiceClient) GetApplication(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentApplication, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentApplication)
+	err := c.cc.Invoke(ctx, AgentService_GetApplication_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) UnitRelations(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentRelations, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentRelations)
+	err := c.cc.Invoke(ctx, AgentService_UnitRelations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) EnterScope(ctx context.Context, in *ScopeRequest, opts ...grpc.CallOption) (*ScopeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScopeResponse)
+	err := c.cc.Invoke(ctx, AgentService_EnterScope_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) LeaveScope(ctx context.Context, in *ScopeRequest, opts ...grpc.CallOption) (*ScopeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScopeResponse)
+	err := c.cc.Invoke(ctx, AgentService_LeaveScope_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetUnitDying(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LifeResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetUnitDying_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) EnsureUnitDead(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LifeResponse)
+	err := c.cc.Invoke(ctx, AgentService_EnsureUnitDead_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) RemoveUnit(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LifeResponse)
+	err := c.cc.Invoke(ctx, AgentService_RemoveUnit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) EnsureMachineDead(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LifeResponse)
+	err := c.cc.Invoke(ctx, AgentService_EnsureMachineDead_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -144,6 +250,24 @@ type AgentServiceServer interface {
 	SetUnitStatus(context.Context, *SetUnitStatusRequest) (*SetStatusResponse, error)
 	// GetCharmArchive returns the charm archive a unit runs.
 	GetCharmArchive(context.Context, *CharmRef) (*CharmArchive, error)
+	// GetApplication returns the life of a unit's application (L-U6).
+	GetApplication(context.Context, *AgentEntity) (*AgentApplication, error)
+	// UnitRelations lists the relations of a unit's application that concern the unit, with its
+	// scope membership as recorded in the store (L-R6).
+	UnitRelations(context.Context, *AgentEntity) (*AgentRelations, error)
+	// EnterScope writes the unit's settings and enters a relation's scope (L-R2); a principal
+	// entering a container-scoped relation creates its subordinate (L-D7).
+	EnterScope(context.Context, *ScopeRequest) (*ScopeResponse, error)
+	// LeaveScope leaves a relation's scope; the last unit out of a dying relation removes it (L-R4).
+	LeaveScope(context.Context, *ScopeRequest) (*ScopeResponse, error)
+	// SetUnitDying: a unit follows its application or principal (L-U5, L-U6, L-R5).
+	SetUnitDying(context.Context, *AgentEntity) (*LifeResponse, error)
+	// EnsureUnitDead sets a dying unit dead once nothing holds it (L-U4).
+	EnsureUnitDead(context.Context, *AgentEntity) (*LifeResponse, error)
+	// RemoveUnit removes a dead (or never deployed, not alive) unit; only its deployer may (L-U3).
+	RemoveUnit(context.Context, *AgentEntity) (*LifeResponse, error)
+	// EnsureMachineDead sets a dying machine dead once nothing holds it (L-M2).
+	EnsureMachineDead(context.Context, *AgentEntity) (*LifeResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -174,6 +298,30 @@ func (UnimplementedAgentServiceServer) SetUnitStatus(context.Context, *SetUnitSt
 }
 func (UnimplementedAgentServiceServer) GetCharmArchive(context.Context, *CharmRef) (*CharmArchive, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetCharmArchive not implemented")
+}
+func (UnimplementedAgentServiceServer) GetApplication(context.Context, *AgentEntity) (*AgentApplication, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetApplication not implemented")
+}
+func (UnimplementedAgentServiceServer) UnitRelations(context.Context, *AgentEntity) (*AgentRelations, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UnitRelations not implemented")
+}
+func (UnimplementedAgentServiceServer) EnterScope(context.Context, *ScopeRequest) (*ScopeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EnterScope not implemented")
+}
+func (UnimplementedAgentServiceServer) LeaveScope(context.Context, *ScopeRequest) (*ScopeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LeaveScope not implemented")
+}
+func (UnimplementedAgentServiceServer) SetUnitDying(context.Context, *AgentEntity) (*LifeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetUnitDying not implemented")
+}
+func (UnimplementedAgentServiceServer) EnsureUnitDead(context.Context, *AgentEntity) (*LifeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EnsureUnitDead not implemented")
+}
+func (UnimplementedAgentServiceServer) RemoveUnit(context.Context, *AgentEntity) (*LifeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveUnit not implemented")
+}
+func (UnimplementedAgentServiceServer) EnsureMachineDead(context.Context, *AgentEntity) (*LifeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EnsureMachineDead not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -322,6 +470,150 @@ func _AgentService_GetCharmArchive_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_GetApplication_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).GetApplication(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_GetApplication_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).GetApplication(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_UnitRelations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).UnitRelations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_UnitRelations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).UnitRelations(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_EnterScope_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScopeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).EnterScope(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_EnterScope_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).EnterScope(ctx, req.(*ScopeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_LeaveScope_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScopeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).LeaveScope(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_LeaveScope_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).LeaveScope(ctx, req.(*ScopeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetUnitDying_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetUnitDying(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetUnitDying_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetUnitDying(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_EnsureUnitDead_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).EnsureUnitDead(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_EnsureUnitDead_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).EnsureUnitDead(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_RemoveUnit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).RemoveUnit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_RemoveUnit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).RemoveUnit(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_EnsureMachineDead_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).EnsureMachineDead(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_EnsureMachineDead_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).EnsureMachineDead(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -356,6 +648,38 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCharmArchive",
 			Handler:    _AgentService_GetCharmArchive_Handler,
+		},
+		{
+			MethodName: "GetApplication",
+			Handler:    _AgentService_GetApplication_Handler,
+		},
+		{
+			MethodName: "UnitRelations",
+			Handler:    _AgentService_UnitRelations_Handler,
+		},
+		{
+			MethodName: "EnterScope",
+			Handler:    _AgentService_EnterScope_Handler,
+		},
+		{
+			MethodName: "LeaveScope",
+			Handler:    _AgentService_LeaveScope_Handler,
+		},
+		{
+			MethodName: "SetUnitDying",
+			Handler:    _AgentService_SetUnitDying_Handler,
+		},
+		{
+			MethodName: "EnsureUnitDead",
+			Handler:    _AgentService_EnsureUnitDead_Handler,
+		},
+		{
+			MethodName: "RemoveUnit",
+			Handler:    _AgentService_RemoveUnit_Handler,
+		},
+		{
+			MethodName: "EnsureMachineDead",
+			Handler:    _AgentService_EnsureMachineDead_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -530,11 +530,747 @@ func (*SetConstraintsResponse) Descriptor() ([]byte, []int) {
 	return file_application_proto_rawDescGZIP(), []int{8}
 }
 
+type IntegrateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Endpoints     []string               `protobuf:"bytes,2,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntegrateRequest) Reset() {
+	*x = IntegrateRequest{}
+	mi := &file_application_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntegrateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntegrateRequest) ProtoMessage() {}
+
+func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntegrateRequest.ProtoReflect.Descriptor instead.
+func (*IntegrateRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *IntegrateRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *IntegrateRequest) GetEndpoints() []string {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+type IntegrateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Endpoints     []*RelationEndpoint    `protobuf:"bytes,3,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntegrateResponse) Reset() {
+	*x = IntegrateResponse{}
+	mi := &file_application_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntegrateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntegrateResponse) ProtoMessage() {}
+
+func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntegrateResponse.ProtoReflect.Descriptor instead.
+func (*IntegrateResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *IntegrateResponse) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *IntegrateResponse) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *IntegrateResponse) GetEndpoints() []*RelationEndpoint {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+type RemoveRelationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// Either two endpoints ("app" or "app:endpoint") or an id.
+	Endpoints     []string `protobuf:"bytes,2,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	Id            int64    `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	ById          bool     `protobuf:"varint,4,opt,name=by_id,json=byId,proto3" json:"by_id,omitempty"`
+	Force         bool     `protobuf:"varint,5,opt,name=force,proto3" json:"force,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRelationRequest) Reset() {
+	*x = RemoveRelationRequest{}
+	mi := &file_application_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRelationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRelationRequest) ProtoMessage() {}
+
+func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRelationRequest.ProtoReflect.Descriptor instead.
+func (*RemoveRelationRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RemoveRelationRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RemoveRelationRequest) GetEndpoints() []string {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+func (x *RemoveRelationRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *RemoveRelationRequest) GetById() bool {
+	if x != nil {
+		return x.ById
+	}
+	return false
+}
+
+func (x *RemoveRelationRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+type RemoveRelationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key   string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// "removed" when it went at once, "dying" when units are still in its scope.
+	Outcome       string `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRelationResponse) Reset() {
+	*x = RemoveRelationResponse{}
+	mi := &file_application_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRelationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRelationResponse) ProtoMessage() {}
+
+func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRelationResponse.ProtoReflect.Descriptor instead.
+func (*RemoveRelationResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RemoveRelationResponse) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *RemoveRelationResponse) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *RemoveRelationResponse) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+// RemoveRequest destroys units, applications or machines by name.
+type RemoveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Names []string               `protobuf:"bytes,2,rep,name=names,proto3" json:"names,omitempty"`
+	// Force (L-F1): after the grace period the controller does the agents' duties itself.
+	Force bool `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
+	// NoWait makes the grace period zero; only with force.
+	NoWait bool `protobuf:"varint,4,opt,name=no_wait,json=noWait,proto3" json:"no_wait,omitempty"`
+	// DryRun reports what would be removed and changes nothing.
+	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// KeepInstance (machines): leave the provider instance running.
+	KeepInstance  bool `protobuf:"varint,6,opt,name=keep_instance,json=keepInstance,proto3" json:"keep_instance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRequest) Reset() {
+	*x = RemoveRequest{}
+	mi := &file_application_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRequest) ProtoMessage() {}
+
+func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRequest.ProtoReflect.Descriptor instead.
+func (*RemoveRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RemoveRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RemoveRequest) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *RemoveRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+func (x *RemoveRequest) GetNoWait() bool {
+	if x != nil {
+		return x.NoWait
+	}
+	return false
+}
+
+func (x *RemoveRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *RemoveRequest) GetKeepInstance() bool {
+	if x != nil {
+		return x.KeepInstance
+	}
+	return false
+}
+
+type RemoveResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The error for this entity; empty on success.
+	Error string `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// Units that go with it (an application's units, a unit's subordinates, a machine's units).
+	Units []string `protobuf:"bytes,3,rep,name=units,proto3" json:"units,omitempty"`
+	// Machines removed with it (none yet: units never take their machines).
+	Machines []string `protobuf:"bytes,4,rep,name=machines,proto3" json:"machines,omitempty"`
+	// RequiresForce: the removal only works with --force (a machine with units).
+	RequiresForce bool `protobuf:"varint,5,opt,name=requires_force,json=requiresForce,proto3" json:"requires_force,omitempty"`
+	// Outcome: "removed" (gone at once), "dying", or "none" (already being removed).
+	Outcome       string `protobuf:"bytes,6,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveResult) Reset() {
+	*x = RemoveResult{}
+	mi := &file_application_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveResult) ProtoMessage() {}
+
+func (x *RemoveResult) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveResult.ProtoReflect.Descriptor instead.
+func (*RemoveResult) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RemoveResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RemoveResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *RemoveResult) GetUnits() []string {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+func (x *RemoveResult) GetMachines() []string {
+	if x != nil {
+		return x.Machines
+	}
+	return nil
+}
+
+func (x *RemoveResult) GetRequiresForce() bool {
+	if x != nil {
+		return x.RequiresForce
+	}
+	return false
+}
+
+func (x *RemoveResult) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+type RemoveResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*RemoveResult        `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveResponse) Reset() {
+	*x = RemoveResponse{}
+	mi := &file_application_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveResponse) ProtoMessage() {}
+
+func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveResponse.ProtoReflect.Descriptor instead.
+func (*RemoveResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RemoveResponse) GetResults() []*RemoveResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type ShowUnitRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit          string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShowUnitRequest) Reset() {
+	*x = ShowUnitRequest{}
+	mi := &file_application_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShowUnitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShowUnitRequest) ProtoMessage() {}
+
+func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShowUnitRequest.ProtoReflect.Descriptor instead.
+func (*ShowUnitRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ShowUnitRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ShowUnitRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+type RelatedUnit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Unit          string                 `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
+	InScope       bool                   `protobuf:"varint,2,opt,name=in_scope,json=inScope,proto3" json:"in_scope,omitempty"`
+	Data          map[string]string      `protobuf:"bytes,3,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelatedUnit) Reset() {
+	*x = RelatedUnit{}
+	mi := &file_application_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelatedUnit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelatedUnit) ProtoMessage() {}
+
+func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelatedUnit.ProtoReflect.Descriptor instead.
+func (*RelatedUnit) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *RelatedUnit) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *RelatedUnit) GetInScope() bool {
+	if x != nil {
+		return x.InScope
+	}
+	return false
+}
+
+func (x *RelatedUnit) GetData() map[string]string {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+type RelationInfo struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	RelationId      int64                  `protobuf:"varint,1,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	Endpoint        string                 `protobuf:"bytes,2,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	RelatedEndpoint string                 `protobuf:"bytes,3,opt,name=related_endpoint,json=relatedEndpoint,proto3" json:"related_endpoint,omitempty"`
+	Life            string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
+	LocalUnit       *RelatedUnit           `protobuf:"bytes,5,opt,name=local_unit,json=localUnit,proto3" json:"local_unit,omitempty"`
+	RelatedUnits    []*RelatedUnit         `protobuf:"bytes,6,rep,name=related_units,json=relatedUnits,proto3" json:"related_units,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *RelationInfo) Reset() {
+	*x = RelationInfo{}
+	mi := &file_application_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationInfo) ProtoMessage() {}
+
+func (x *RelationInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationInfo.ProtoReflect.Descriptor instead.
+func (*RelationInfo) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RelationInfo) GetRelationId() int64 {
+	if x != nil {
+		return x.RelationId
+	}
+	return 0
+}
+
+func (x *RelationInfo) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *RelationInfo) GetRelatedEndpoint() string {
+	if x != nil {
+		return x.RelatedEndpoint
+	}
+	return ""
+}
+
+func (x *RelationInfo) GetLife() string {
+	if x != nil {
+		return x.Life
+	}
+	return ""
+}
+
+func (x *RelationInfo) GetLocalUnit() *RelatedUnit {
+	if x != nil {
+		return x.LocalUnit
+	}
+	return nil
+}
+
+func (x *RelationInfo) GetRelatedUnits() []*RelatedUnit {
+	if x != nil {
+		return x.RelatedUnits
+	}
+	return nil
+}
+
+type UnitDetail struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Unit          *UnitStatus            `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
+	Application   string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	CharmUrl      string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	Relations     []*RelationInfo        `protobuf:"bytes,4,rep,name=relations,proto3" json:"relations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnitDetail) Reset() {
+	*x = UnitDetail{}
+	mi := &file_application_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnitDetail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnitDetail) ProtoMessage() {}
+
+func (x *UnitDetail) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnitDetail.ProtoReflect.Descriptor instead.
+func (*UnitDetail) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *UnitDetail) GetUnit() *UnitStatus {
+	if x != nil {
+		return x.Unit
+	}
+	return nil
+}
+
+func (x *UnitDetail) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *UnitDetail) GetCharmUrl() string {
+	if x != nil {
+		return x.CharmUrl
+	}
+	return ""
+}
+
+func (x *UnitDetail) GetRelations() []*RelationInfo {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
 var File_application_proto protoreflect.FileDescriptor
 
 const file_application_proto_rawDesc = "" +
 	"\n" +
-	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\"D\n" +
+	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"D\n" +
 	"\x12UploadCharmRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n" +
 	"\aarchive\x18\x02 \x01(\fR\aarchive\"C\n" +
@@ -569,13 +1305,76 @@ const file_application_proto_rawDesc = "" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12 \n" +
 	"\vconstraints\x18\x03 \x01(\tR\vconstraints\"\x18\n" +
-	"\x16SetConstraintsResponse2\xee\x02\n" +
+	"\x16SetConstraintsResponse\"F\n" +
+	"\x10IntegrateRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1c\n" +
+	"\tendpoints\x18\x02 \x03(\tR\tendpoints\"n\n" +
+	"\x11IntegrateResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x127\n" +
+	"\tendpoints\x18\x03 \x03(\v2\x19.juju.v1.RelationEndpointR\tendpoints\"\x86\x01\n" +
+	"\x15RemoveRelationRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1c\n" +
+	"\tendpoints\x18\x02 \x03(\tR\tendpoints\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\x03R\x02id\x12\x13\n" +
+	"\x05by_id\x18\x04 \x01(\bR\x04byId\x12\x14\n" +
+	"\x05force\x18\x05 \x01(\bR\x05force\"T\n" +
+	"\x16RemoveRelationResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +
+	"\aoutcome\x18\x03 \x01(\tR\aoutcome\"\xa8\x01\n" +
+	"\rRemoveRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
+	"\x05names\x18\x02 \x03(\tR\x05names\x12\x14\n" +
+	"\x05force\x18\x03 \x01(\bR\x05force\x12\x17\n" +
+	"\ano_wait\x18\x04 \x01(\bR\x06noWait\x12\x17\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12#\n" +
+	"\rkeep_instance\x18\x06 \x01(\bR\fkeepInstance\"\xab\x01\n" +
+	"\fRemoveResult\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12\x14\n" +
+	"\x05units\x18\x03 \x03(\tR\x05units\x12\x1a\n" +
+	"\bmachines\x18\x04 \x03(\tR\bmachines\x12%\n" +
+	"\x0erequires_force\x18\x05 \x01(\bR\rrequiresForce\x12\x18\n" +
+	"\aoutcome\x18\x06 \x01(\tR\aoutcome\"A\n" +
+	"\x0eRemoveResponse\x12/\n" +
+	"\aresults\x18\x01 \x03(\v2\x15.juju.v1.RemoveResultR\aresults\";\n" +
+	"\x0fShowUnitRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\"\xa9\x01\n" +
+	"\vRelatedUnit\x12\x12\n" +
+	"\x04unit\x18\x01 \x01(\tR\x04unit\x12\x19\n" +
+	"\bin_scope\x18\x02 \x01(\bR\ainScope\x122\n" +
+	"\x04data\x18\x03 \x03(\v2\x1e.juju.v1.RelatedUnit.DataEntryR\x04data\x1a7\n" +
+	"\tDataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x01\n" +
+	"\fRelationInfo\x12\x1f\n" +
+	"\vrelation_id\x18\x01 \x01(\x03R\n" +
+	"relationId\x12\x1a\n" +
+	"\bendpoint\x18\x02 \x01(\tR\bendpoint\x12)\n" +
+	"\x10related_endpoint\x18\x03 \x01(\tR\x0frelatedEndpoint\x12\x12\n" +
+	"\x04life\x18\x04 \x01(\tR\x04life\x123\n" +
+	"\n" +
+	"local_unit\x18\x05 \x01(\v2\x14.juju.v1.RelatedUnitR\tlocalUnit\x129\n" +
+	"\rrelated_units\x18\x06 \x03(\v2\x14.juju.v1.RelatedUnitR\frelatedUnits\"\xa9\x01\n" +
+	"\n" +
+	"UnitDetail\x12'\n" +
+	"\x04unit\x18\x01 \x01(\v2\x13.juju.v1.UnitStatusR\x04unit\x12 \n" +
+	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
+	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x123\n" +
+	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations2\xc7\x05\n" +
 	"\x12ApplicationService\x12H\n" +
 	"\vUploadCharm\x12\x1b.juju.v1.UploadCharmRequest\x1a\x1c.juju.v1.UploadCharmResponse\x129\n" +
 	"\x06Deploy\x12\x16.juju.v1.DeployRequest\x1a\x17.juju.v1.DeployResponse\x12?\n" +
 	"\bAddUnits\x12\x18.juju.v1.AddUnitsRequest\x1a\x19.juju.v1.AddUnitsResponse\x12?\n" +
 	"\x0eGetConstraints\x12\x17.juju.v1.ApplicationRef\x1a\x14.juju.v1.Constraints\x12Q\n" +
-	"\x0eSetConstraints\x12\x1e.juju.v1.SetConstraintsRequest\x1a\x1f.juju.v1.SetConstraintsResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x0eSetConstraints\x12\x1e.juju.v1.SetConstraintsRequest\x1a\x1f.juju.v1.SetConstraintsResponse\x12B\n" +
+	"\tIntegrate\x12\x19.juju.v1.IntegrateRequest\x1a\x1a.juju.v1.IntegrateResponse\x12Q\n" +
+	"\x0eRemoveRelation\x12\x1e.juju.v1.RemoveRelationRequest\x1a\x1f.juju.v1.RemoveRelationResponse\x12>\n" +
+	"\vRemoveUnits\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponse\x12E\n" +
+	"\x12RemoveApplications\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponse\x129\n" +
+	"\bShowUnit\x12\x18.juju.v1.ShowUnitRequest\x1a\x13.juju.v1.UnitDetailB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_application_proto_rawDescOnce sync.Once
@@ -589,7 +1388,7 @@ func file_application_proto_rawDescGZIP() []byte {
 	return file_application_proto_rawDescData
 }
 
-var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_application_proto_goTypes = []any{
 	(*UploadCharmRequest)(nil),     // 0: juju.v1.UploadCharmRequest
 	(*UploadCharmResponse)(nil),    // 1: juju.v1.UploadCharmResponse
@@ -600,31 +1399,62 @@ var file_application_proto_goTypes = []any{
 	(*ApplicationRef)(nil),         // 6: juju.v1.ApplicationRef
 	(*SetConstraintsRequest)(nil),  // 7: juju.v1.SetConstraintsRequest
 	(*SetConstraintsResponse)(nil), // 8: juju.v1.SetConstraintsResponse
-	nil,                            // 9: juju.v1.DeployRequest.ConfigEntry
-	(*Base)(nil),                   // 10: juju.v1.Base
-	(*Placement)(nil),              // 11: juju.v1.Placement
-	(*Constraints)(nil),            // 12: juju.v1.Constraints
+	(*IntegrateRequest)(nil),       // 9: juju.v1.IntegrateRequest
+	(*IntegrateResponse)(nil),      // 10: juju.v1.IntegrateResponse
+	(*RemoveRelationRequest)(nil),  // 11: juju.v1.RemoveRelationRequest
+	(*RemoveRelationResponse)(nil), // 12: juju.v1.RemoveRelationResponse
+	(*RemoveRequest)(nil),          // 13: juju.v1.RemoveRequest
+	(*RemoveResult)(nil),           // 14: juju.v1.RemoveResult
+	(*RemoveResponse)(nil),         // 15: juju.v1.RemoveResponse
+	(*ShowUnitRequest)(nil),        // 16: juju.v1.ShowUnitRequest
+	(*RelatedUnit)(nil),            // 17: juju.v1.RelatedUnit
+	(*RelationInfo)(nil),           // 18: juju.v1.RelationInfo
+	(*UnitDetail)(nil),             // 19: juju.v1.UnitDetail
+	nil,                            // 20: juju.v1.DeployRequest.ConfigEntry
+	nil,                            // 21: juju.v1.RelatedUnit.DataEntry
+	(*Base)(nil),                   // 22: juju.v1.Base
+	(*Placement)(nil),              // 23: juju.v1.Placement
+	(*RelationEndpoint)(nil),       // 24: juju.v1.RelationEndpoint
+	(*UnitStatus)(nil),             // 25: juju.v1.UnitStatus
+	(*Constraints)(nil),            // 26: juju.v1.Constraints
 }
 var file_application_proto_depIdxs = []int32{
-	10, // 0: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	11, // 1: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
-	9,  // 2: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	11, // 3: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	0,  // 4: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	2,  // 5: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	4,  // 6: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	6,  // 7: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	7,  // 8: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	1,  // 9: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	3,  // 10: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	5,  // 11: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	12, // 12: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	8,  // 13: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	9,  // [9:14] is the sub-list for method output_type
-	4,  // [4:9] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	22, // 0: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	23, // 1: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	20, // 2: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
+	23, // 3: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	24, // 4: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	14, // 5: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
+	21, // 6: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
+	17, // 7: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
+	17, // 8: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
+	25, // 9: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	18, // 10: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	0,  // 11: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	2,  // 12: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	4,  // 13: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	6,  // 14: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	7,  // 15: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	9,  // 16: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	11, // 17: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	13, // 18: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	13, // 19: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	16, // 20: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	1,  // 21: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	3,  // 22: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	5,  // 23: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	26, // 24: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	8,  // 25: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	10, // 26: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	12, // 27: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	15, // 28: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	15, // 29: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	19, // 30: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	21, // [21:31] is the sub-list for method output_type
+	11, // [11:21] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_application_proto_init() }
@@ -634,13 +1464,14 @@ func file_application_proto_init() {
 	}
 	file_common_proto_init()
 	file_controller_proto_init()
+	file_status_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_application_proto_rawDesc), len(file_application_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

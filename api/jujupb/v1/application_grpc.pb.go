@@ -19,11 +19,16 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ApplicationService_UploadCharm_FullMethodName    = "/juju.v1.ApplicationService/UploadCharm"
-	ApplicationService_Deploy_FullMethodName         = "/juju.v1.ApplicationService/Deploy"
-	ApplicationService_AddUnits_FullMethodName       = "/juju.v1.ApplicationService/AddUnits"
-	ApplicationService_GetConstraints_FullMethodName = "/juju.v1.ApplicationService/GetConstraints"
-	ApplicationService_SetConstraints_FullMethodName = "/juju.v1.ApplicationService/SetConstraints"
+	ApplicationService_UploadCharm_FullMethodName        = "/juju.v1.ApplicationService/UploadCharm"
+	ApplicationService_Deploy_FullMethodName             = "/juju.v1.ApplicationService/Deploy"
+	ApplicationService_AddUnits_FullMethodName           = "/juju.v1.ApplicationService/AddUnits"
+	ApplicationService_GetConstraints_FullMethodName     = "/juju.v1.ApplicationService/GetConstraints"
+	ApplicationService_SetConstraints_FullMethodName     = "/juju.v1.ApplicationService/SetConstraints"
+	ApplicationService_Integrate_FullMethodName          = "/juju.v1.ApplicationService/Integrate"
+	ApplicationService_RemoveRelation_FullMethodName     = "/juju.v1.ApplicationService/RemoveRelation"
+	ApplicationService_RemoveUnits_FullMethodName        = "/juju.v1.ApplicationService/RemoveUnits"
+	ApplicationService_RemoveApplications_FullMethodName = "/juju.v1.ApplicationService/RemoveApplications"
+	ApplicationService_ShowUnit_FullMethodName           = "/juju.v1.ApplicationService/ShowUnit"
 )
 
 // ApplicationServiceClient is the client API for ApplicationService service.
@@ -43,6 +48,16 @@ type ApplicationServiceClient interface {
 	GetConstraints(ctx context.Context, in *ApplicationRef, opts ...grpc.CallOption) (*Constraints, error)
 	// SetConstraints replaces the application's constraints (L-C2: existing units keep theirs).
 	SetConstraints(ctx context.Context, in *SetConstraintsRequest, opts ...grpc.CallOption) (*SetConstraintsResponse, error)
+	// Integrate relates two applications (L-D5, L-D6); endpoints are "app" or "app:endpoint".
+	Integrate(ctx context.Context, in *IntegrateRequest, opts ...grpc.CallOption) (*IntegrateResponse, error)
+	// RemoveRelation destroys a relation named by its two endpoints or its id (L-R1).
+	RemoveRelation(ctx context.Context, in *RemoveRelationRequest, opts ...grpc.CallOption) (*RemoveRelationResponse, error)
+	// RemoveUnits destroys principal units (L-U1); each result carries its own error.
+	RemoveUnits(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
+	// RemoveApplications destroys applications (L-A1); each result carries its own error.
+	RemoveApplications(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
+	// ShowUnit returns a unit with its relations and their settings.
+	ShowUnit(ctx context.Context, in *ShowUnitRequest, opts ...grpc.CallOption) (*UnitDetail, error)
 }
 
 type applicationServiceClient struct {
@@ -103,6 +118,56 @@ func (c *applicationServiceClient) SetConstraints(ctx context.Context, in *SetCo
 	return out, nil
 }
 
+func (c *applicationServiceClient) Integrate(ctx context.Context, in *IntegrateRequest, opts ...grpc.CallOption) (*IntegrateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IntegrateResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_Integrate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) RemoveRelation(ctx context.Context, in *RemoveRelationRequest, opts ...grpc.CallOption) (*RemoveRelationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveRelationResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_RemoveRelation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) RemoveUnits(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_RemoveUnits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) RemoveApplications(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_RemoveApplications_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) ShowUnit(ctx context.Context, in *ShowUnitRequest, opts ...grpc.CallOption) (*UnitDetail, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnitDetail)
+	err := c.cc.Invoke(ctx, ApplicationService_ShowUnit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ApplicationServiceServer is the server API for ApplicationService service.
 // All implementations must embed UnimplementedApplicationServiceServer
 // for forward compatibility.
@@ -120,6 +185,16 @@ type ApplicationServiceServer interface {
 	GetConstraints(context.Context, *ApplicationRef) (*Constraints, error)
 	// SetConstraints replaces the application's constraints (L-C2: existing units keep theirs).
 	SetConstraints(context.Context, *SetConstraintsRequest) (*SetConstraintsResponse, error)
+	// Integrate relates two applications (L-D5, L-D6); endpoints are "app" or "app:endpoint".
+	Integrate(context.Context, *IntegrateRequest) (*IntegrateResponse, error)
+	// RemoveRelation destroys a relation named by its two endpoints or its id (L-R1).
+	RemoveRelation(context.Context, *RemoveRelationRequest) (*RemoveRelationResponse, error)
+	// RemoveUnits destroys principal units (L-U1); each result carries its own error.
+	RemoveUnits(context.Context, *RemoveRequest) (*RemoveResponse, error)
+	// RemoveApplications destroys applications (L-A1); each result carries its own error.
+	RemoveApplications(context.Context, *RemoveRequest) (*RemoveResponse, error)
+	// ShowUnit returns a unit with its relations and their settings.
+	ShowUnit(context.Context, *ShowUnitRequest) (*UnitDetail, error)
 	mustEmbedUnimplementedApplicationServiceServer()
 }
 
@@ -144,6 +219,21 @@ func (UnimplementedApplicationServiceServer) GetConstraints(context.Context, *Ap
 }
 func (UnimplementedApplicationServiceServer) SetConstraints(context.Context, *SetConstraintsRequest) (*SetConstraintsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetConstraints not implemented")
+}
+func (UnimplementedApplicationServiceServer) Integrate(context.Context, *IntegrateRequest) (*IntegrateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Integrate not implemented")
+}
+func (UnimplementedApplicationServiceServer) RemoveRelation(context.Context, *RemoveRelationRequest) (*RemoveRelationResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveRelation not implemented")
+}
+func (UnimplementedApplicationServiceServer) RemoveUnits(context.Context, *RemoveRequest) (*RemoveResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveUnits not implemented")
+}
+func (UnimplementedApplicationServiceServer) RemoveApplications(context.Context, *RemoveRequest) (*RemoveResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveApplications not implemented")
+}
+func (UnimplementedApplicationServiceServer) ShowUnit(context.Context, *ShowUnitRequest) (*UnitDetail, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ShowUnit not implemented")
 }
 func (UnimplementedApplicationServiceServer) mustEmbedUnimplementedApplicationServiceServer() {}
 func (UnimplementedApplicationServiceServer) testEmbeddedByValue()                            {}
@@ -256,6 +346,96 @@ func _ApplicationService_SetConstraints_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ApplicationService_Integrate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IntegrateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).Integrate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_Integrate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).Integrate(ctx, req.(*IntegrateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_RemoveRelation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveRelationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).RemoveRelation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_RemoveRelation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).RemoveRelation(ctx, req.(*RemoveRelationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_RemoveUnits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).RemoveUnits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_RemoveUnits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).RemoveUnits(ctx, req.(*RemoveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_RemoveApplications_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).RemoveApplications(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_RemoveApplications_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).RemoveApplications(ctx, req.(*RemoveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_ShowUnit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShowUnitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).ShowUnit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_ShowUnit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).ShowUnit(ctx, req.(*ShowUnitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ApplicationService_ServiceDesc is the grpc.ServiceDesc for ApplicationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -282,6 +462,26 @@ var ApplicationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetConstraints",
 			Handler:    _ApplicationService_SetConstraints_Handler,
+		},
+		{
+			MethodName: "Integrate",
+			Handler:    _ApplicationService_Integrate_Handler,
+		},
+		{
+			MethodName: "RemoveRelation",
+			Handler:    _ApplicationService_RemoveRelation_Handler,
+		},
+		{
+			MethodName: "RemoveUnits",
+			Handler:    _ApplicationService_RemoveUnits_Handler,
+		},
+		{
+			MethodName: "RemoveApplications",
+			Handler:    _ApplicationService_RemoveApplications_Handler,
+		},
+		{
+			MethodName: "ShowUnit",
+			Handler:    _ApplicationService_ShowUnit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

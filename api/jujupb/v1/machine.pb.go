@@ -233,7 +233,7 @@ var File_machine_proto protoreflect.FileDescriptor
 
 const file_machine_proto_rawDesc = "" +
 	"\n" +
-	"\rmachine.proto\x12\ajuju.v1\x1a\fcommon.proto\"\x89\x01\n" +
+	"\rmachine.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x11application.proto\"\x89\x01\n" +
 	"\x10AddMachineParams\x12!\n" +
 	"\x04base\x18\x01 \x01(\v2\r.juju.v1.BaseR\x04base\x12 \n" +
 	"\vconstraints\x18\x02 \x01(\tR\vconstraints\x120\n" +
@@ -246,9 +246,10 @@ const file_machine_proto_rawDesc = "" +
 	"machine_id\x18\x01 \x01(\tR\tmachineId\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\"J\n" +
 	"\x13AddMachinesResponse\x123\n" +
-	"\aresults\x18\x01 \x03(\v2\x19.juju.v1.AddMachineResultR\aresults2Z\n" +
+	"\aresults\x18\x01 \x03(\v2\x19.juju.v1.AddMachineResultR\aresults2\x9d\x01\n" +
 	"\x0eMachineService\x12H\n" +
-	"\vAddMachines\x12\x1b.juju.v1.AddMachinesRequest\x1a\x1c.juju.v1.AddMachinesResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\vAddMachines\x12\x1b.juju.v1.AddMachinesRequest\x1a\x1c.juju.v1.AddMachinesResponse\x12A\n" +
+	"\x0eRemoveMachines\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_machine_proto_rawDescOnce sync.Once
@@ -270,6 +271,8 @@ var file_machine_proto_goTypes = []any{
 	(*AddMachinesResponse)(nil), // 3: juju.v1.AddMachinesResponse
 	(*Base)(nil),                // 4: juju.v1.Base
 	(*Placement)(nil),           // 5: juju.v1.Placement
+	(*RemoveRequest)(nil),       // 6: juju.v1.RemoveRequest
+	(*RemoveResponse)(nil),      // 7: juju.v1.RemoveResponse
 }
 var file_machine_proto_depIdxs = []int32{
 	4, // 0: juju.v1.AddMachineParams.base:type_name -> juju.v1.Base
@@ -277,9 +280,11 @@ var file_machine_proto_depIdxs = []int32{
 	0, // 2: juju.v1.AddMachinesRequest.params:type_name -> juju.v1.AddMachineParams
 	2, // 3: juju.v1.AddMachinesResponse.results:type_name -> juju.v1.AddMachineResult
 	1, // 4: juju.v1.MachineService.AddMachines:input_type -> juju.v1.AddMachinesRequest
-	3, // 5: juju.v1.MachineService.AddMachines:output_type -> juju.v1.AddMachinesResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
+	6, // 5: juju.v1.MachineService.RemoveMachines:input_type -> juju.v1.RemoveRequest
+	3, // 6: juju.v1.MachineService.AddMachines:output_type -> juju.v1.AddMachinesResponse
+	7, // 7: juju.v1.MachineService.RemoveMachines:output_type -> juju.v1.RemoveResponse
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
 	4, // [4:4] is the sub-list for extension type_name
 	4, // [4:4] is the sub-list for extension extendee
 	0, // [0:4] is the sub-list for field type_name
@@ -291,6 +296,7 @@ func file_machine_proto_init() {
 		return
 	}
 	file_common_proto_init()
+	file_application_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MachineService_AddMachines_FullMethodName = "/juju.v1.MachineService/AddMachines"
+	MachineService_AddMachines_FullMethodName    = "/juju.v1.MachineService/AddMachines"
+	MachineService_RemoveMachines_FullMethodName = "/juju.v1.MachineService/RemoveMachines"
 )
 
 // MachineServiceClient is the client API for MachineService service.
@@ -30,6 +31,8 @@ const (
 type MachineServiceClient interface {
 	// AddMachines adds one machine per params entry; each result carries its own error.
 	AddMachines(ctx context.Context, in *AddMachinesRequest, opts ...grpc.CallOption) (*AddMachinesResponse, error)
+	// RemoveMachines destroys machines (L-M1); each result carries its own error.
+	RemoveMachines(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
 }
 
 type machineServiceClient struct {
@@ -50,6 +53,16 @@ func (c *machineServiceClient) AddMachines(ctx context.Context, in *AddMachinesR
 	return out, nil
 }
 
+func (c *machineServiceClient) RemoveMachines(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveResponse)
+	err := c.cc.Invoke(ctx, MachineService_RemoveMachines_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MachineServiceServer is the server API for MachineService service.
 // All implementations must embed UnimplementedMachineServiceServer
 // for forward compatibility.
@@ -58,6 +71,8 @@ func (c *machineServiceClient) AddMachines(ctx context.Context, in *AddMachinesR
 type MachineServiceServer interface {
 	// AddMachines adds one machine per params entry; each result carries its own error.
 	AddMachines(context.Context, *AddMachinesRequest) (*AddMachinesResponse, error)
+	// RemoveMachines destroys machines (L-M1); each result carries its own error.
+	RemoveMachines(context.Context, *RemoveRequest) (*RemoveResponse, error)
 	mustEmbedUnimplementedMachineServiceServer()
 }
 
@@ -70,6 +85,9 @@ type UnimplementedMachineServiceServer struct{}
 
 func (UnimplementedMachineServiceServer) AddMachines(context.Context, *AddMachinesRequest) (*AddMachinesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AddMachines not implemented")
+}
+func (UnimplementedMachineServiceServer) RemoveMachines(context.Context, *RemoveRequest) (*RemoveResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveMachines not implemented")
 }
 func (UnimplementedMachineServiceServer) mustEmbedUnimplementedMachineServiceServer() {}
 func (UnimplementedMachineServiceServer) testEmbeddedByValue()                        {}
@@ -110,6 +128,24 @@ func _MachineService_AddMachines_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MachineService_RemoveMachines_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MachineServiceServer).RemoveMachines(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MachineService_RemoveMachines_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MachineServiceServer).RemoveMachines(ctx, req.(*RemoveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MachineService_ServiceDesc is the grpc.ServiceDesc for MachineService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -120,6 +156,10 @@ var MachineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AddMachines",
 			Handler:    _MachineService_AddMachines_Handler,
+		},
+		{
+			MethodName: "RemoveMachines",
+			Handler:    _MachineService_RemoveMachines_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -195,8 +195,12 @@ type MachineStatus struct {
 	InstanceStatus *StatusInfo            `protobuf:"bytes,9,opt,name=instance_status,json=instanceStatus,proto3" json:"instance_status,omitempty"`
 	Jobs           []string               `protobuf:"bytes,10,rep,name=jobs,proto3" json:"jobs,omitempty"`
 	Hostname       string                 `protobuf:"bytes,11,opt,name=hostname,proto3" json:"hostname,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Why a machine that is not alive is not gone yet (L-F2).
+	BlockedBy []string `protobuf:"bytes,12,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	// When a forced removal takes over (Unix nanoseconds), 0 if not forced.
+	ForceAfter    int64 `protobuf:"varint,13,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MachineStatus) Reset() {
@@ -306,6 +310,20 @@ func (x *MachineStatus) GetHostname() string {
 	return ""
 }
 
+func (x *MachineStatus) GetBlockedBy() []string {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
+func (x *MachineStatus) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
 type UnitStatus struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -316,8 +334,12 @@ type UnitStatus struct {
 	PublicAddress  string                 `protobuf:"bytes,6,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
 	Leader         bool                   `protobuf:"varint,7,opt,name=leader,proto3" json:"leader,omitempty"`
 	// Principal unit name, for subordinates.
-	Principal     string   `protobuf:"bytes,8,opt,name=principal,proto3" json:"principal,omitempty"`
-	OpenPorts     []string `protobuf:"bytes,9,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
+	Principal  string   `protobuf:"bytes,8,opt,name=principal,proto3" json:"principal,omitempty"`
+	OpenPorts  []string `protobuf:"bytes,9,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
+	BlockedBy  []string `protobuf:"bytes,10,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	ForceAfter int64    `protobuf:"varint,11,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	// Relations whose scope the unit has entered (L-R6).
+	Scopes        []int64 `protobuf:"varint,12,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,6 +437,27 @@ func (x *UnitStatus) GetOpenPorts() []string {
 	return nil
 }
 
+func (x *UnitStatus) GetBlockedBy() []string {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
+func (x *UnitStatus) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
+func (x *UnitStatus) GetScopes() []int64 {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
 type EndpointRelations struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Endpoint      string                 `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
@@ -486,6 +529,9 @@ type ApplicationStatus struct {
 	Units           []*UnitStatus        `protobuf:"bytes,14,rep,name=units,proto3" json:"units,omitempty"`
 	UnitCount       int32                `protobuf:"varint,15,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
 	WorkloadVersion string               `protobuf:"bytes,16,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
+	BlockedBy       []string             `protobuf:"bytes,17,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	RelationCount   int32                `protobuf:"varint,18,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
+	ForceAfter      int64                `protobuf:"varint,19,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -632,6 +678,27 @@ func (x *ApplicationStatus) GetWorkloadVersion() string {
 	return ""
 }
 
+func (x *ApplicationStatus) GetBlockedBy() []string {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
+func (x *ApplicationStatus) GetRelationCount() int32 {
+	if x != nil {
+		return x.RelationCount
+	}
+	return 0
+}
+
+func (x *ApplicationStatus) GetForceAfter() int64 {
+	if x != nil {
+		return x.ForceAfter
+	}
+	return 0
+}
+
 type RelationEndpoint struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Application   string                 `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
@@ -709,14 +776,17 @@ func (x *RelationEndpoint) GetScope() string {
 }
 
 type RelationStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Life          string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
-	Interface     string                 `protobuf:"bytes,4,opt,name=interface,proto3" json:"interface,omitempty"`
-	Scope         string                 `protobuf:"bytes,5,opt,name=scope,proto3" json:"scope,omitempty"`
-	Endpoints     []*RelationEndpoint    `protobuf:"bytes,6,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	UnitsInScope  int32                  `protobuf:"varint,7,opt,name=units_in_scope,json=unitsInScope,proto3" json:"units_in_scope,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Id           int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key          string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Life         string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
+	Interface    string                 `protobuf:"bytes,4,opt,name=interface,proto3" json:"interface,omitempty"`
+	Scope        string                 `protobuf:"bytes,5,opt,name=scope,proto3" json:"scope,omitempty"`
+	Endpoints    []*RelationEndpoint    `protobuf:"bytes,6,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	UnitsInScope int32                  `protobuf:"varint,7,opt,name=units_in_scope,json=unitsInScope,proto3" json:"units_in_scope,omitempty"`
+	BlockedBy    []string               `protobuf:"bytes,8,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	// Units in the relation's scope.
+	ScopeUnits    []string `protobuf:"bytes,9,rep,name=scope_units,json=scopeUnits,proto3" json:"scope_units,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -798,6 +868,20 @@ func (x *RelationStatus) GetUnitsInScope() int32 {
 		return x.UnitsInScope
 	}
 	return 0
+}
+
+func (x *RelationStatus) GetBlockedBy() []string {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
+func (x *RelationStatus) GetScopeUnits() []string {
+	if x != nil {
+		return x.ScopeUnits
+	}
+	return nil
 }
 
 type FullStatusResponse struct {
@@ -1080,7 +1164,7 @@ const file_status_proto_rawDesc = "" +
 	"\aversion\x18\x06 \x01(\tR\aversion\x12\x12\n" +
 	"\x04type\x18\a \x01(\tR\x04type\x12+\n" +
 	"\x06status\x18\b \x01(\v2\x13.juju.v1.StatusInfoR\x06status\x12\x12\n" +
-	"\x04life\x18\t \x01(\tR\x04life\"\xf6\x02\n" +
+	"\x04life\x18\t \x01(\tR\x04life\"\xb6\x03\n" +
 	"\rMachineStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12!\n" +
@@ -1094,7 +1178,11 @@ const file_status_proto_rawDesc = "" +
 	"\x0finstance_status\x18\t \x01(\v2\x13.juju.v1.StatusInfoR\x0einstanceStatus\x12\x12\n" +
 	"\x04jobs\x18\n" +
 	" \x03(\tR\x04jobs\x12\x1a\n" +
-	"\bhostname\x18\v \x01(\tR\bhostname\"\xc0\x02\n" +
+	"\bhostname\x18\v \x01(\tR\bhostname\x12\x1d\n" +
+	"\n" +
+	"blocked_by\x18\f \x03(\tR\tblockedBy\x12\x1f\n" +
+	"\vforce_after\x18\r \x01(\x03R\n" +
+	"forceAfter\"\x98\x03\n" +
 	"\n" +
 	"UnitStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -1106,10 +1194,16 @@ const file_status_proto_rawDesc = "" +
 	"\x06leader\x18\a \x01(\bR\x06leader\x12\x1c\n" +
 	"\tprincipal\x18\b \x01(\tR\tprincipal\x12\x1d\n" +
 	"\n" +
-	"open_ports\x18\t \x03(\tR\topenPorts\"S\n" +
+	"open_ports\x18\t \x03(\tR\topenPorts\x12\x1d\n" +
+	"\n" +
+	"blocked_by\x18\n" +
+	" \x03(\tR\tblockedBy\x12\x1f\n" +
+	"\vforce_after\x18\v \x01(\x03R\n" +
+	"forceAfter\x12\x16\n" +
+	"\x06scopes\x18\f \x03(\x03R\x06scopes\"S\n" +
 	"\x11EndpointRelations\x12\x1a\n" +
 	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\"\n" +
-	"\fapplications\x18\x02 \x03(\tR\fapplications\"\xbb\x04\n" +
+	"\fapplications\x18\x02 \x03(\tR\fapplications\"\xa2\x05\n" +
 	"\x11ApplicationStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -1129,13 +1223,18 @@ const file_status_proto_rawDesc = "" +
 	"\x05units\x18\x0e \x03(\v2\x13.juju.v1.UnitStatusR\x05units\x12\x1d\n" +
 	"\n" +
 	"unit_count\x18\x0f \x01(\x05R\tunitCount\x12)\n" +
-	"\x10workload_version\x18\x10 \x01(\tR\x0fworkloadVersion\"\x90\x01\n" +
+	"\x10workload_version\x18\x10 \x01(\tR\x0fworkloadVersion\x12\x1d\n" +
+	"\n" +
+	"blocked_by\x18\x11 \x03(\tR\tblockedBy\x12%\n" +
+	"\x0erelation_count\x18\x12 \x01(\x05R\rrelationCount\x12\x1f\n" +
+	"\vforce_after\x18\x13 \x01(\x03R\n" +
+	"forceAfter\"\x90\x01\n" +
 	"\x10RelationEndpoint\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x1c\n" +
 	"\tinterface\x18\x04 \x01(\tR\tinterface\x12\x14\n" +
-	"\x05scope\x18\x05 \x01(\tR\x05scope\"\xd9\x01\n" +
+	"\x05scope\x18\x05 \x01(\tR\x05scope\"\x99\x02\n" +
 	"\x0eRelationStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -1143,7 +1242,11 @@ const file_status_proto_rawDesc = "" +
 	"\tinterface\x18\x04 \x01(\tR\tinterface\x12\x14\n" +
 	"\x05scope\x18\x05 \x01(\tR\x05scope\x127\n" +
 	"\tendpoints\x18\x06 \x03(\v2\x19.juju.v1.RelationEndpointR\tendpoints\x12$\n" +
-	"\x0eunits_in_scope\x18\a \x01(\x05R\funitsInScope\"\xb0\x02\n" +
+	"\x0eunits_in_scope\x18\a \x01(\x05R\funitsInScope\x12\x1d\n" +
+	"\n" +
+	"blocked_by\x18\b \x03(\tR\tblockedBy\x12\x1f\n" +
+	"\vscope_units\x18\t \x03(\tR\n" +
+	"scopeUnits\"\xb0\x02\n" +
 	"\x12FullStatusResponse\x12*\n" +
 	"\x05model\x18\x01 \x01(\v2\x14.juju.v1.ModelStatusR\x05model\x122\n" +
 	"\bmachines\x18\x02 \x03(\v2\x16.juju.v1.MachineStatusR\bmachines\x12>\n" +
