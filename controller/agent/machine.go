@@ -2,10 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -14,71 +13,64 @@ import (
 	"github.com/jujuclone/juju/core/status"
 )
 
-// machineAgent deploys the principal units assigned to its machine (L-S, machine agent).
+// machineAgent deploys and removes the principal units assigned to its machine and takes its
+// machine from dying to dead (L-S machine agent, L-M2).
 type machineAgent struct {
-	runner *Runner
-	dir    string
-	conf   Conf
-	c      *client.Client
+	dir  string
+	conf Conf
+	c    *client.Client
+	d    *deployer
+}
+
+func newMachineAgent(r *Runner, dir string, conf Conf, c *client.Client) *machineAgent {
+	return &machineAgent{dir: dir, conf: conf, c: c, d: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "units")}}
 }
 
 func (a *machineAgent) run(ctx context.Context) error {
-	// Watch first, then read: nothing assigned in between is missed.
+	// Watch first, then read: nothing assigned in between is missed. The index of units by
+	// machine carries each unit's life, so this watch sees them go dying and dead.
 	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
-		&pb.WatchTarget{Kind: state.KindMachineUnits, Id: a.conf.ID},
-		&pb.WatchTarget{Kind: state.KindMachine, Id: a.conf.ID})
+		&pb.WatchTarget{Kind: state.KindMachineUnits, Id: a.conf.ID, LifeOnly: true},
+		&pb.WatchTarget{Kind: state.KindMachine, Id: a.conf.ID, LifeOnly: true})
 	if err != nil {
 		return fmt.Errorf("machine %s: watching: %w", a.conf.ID, err)
 	}
 	if err := a.c.SetMachineStatus(ctx, a.conf.Model, a.conf.ID, &pb.StatusInfo{Status: string(status.Started)}); err != nil {
 		return fmt.Errorf("machine %s: setting status: %w", a.conf.ID, err)
 	}
-	return follow(ctx, "machine "+a.conf.ID, changed, done, a.deployUnits)
+	return follow(ctx, "machine "+a.conf.ID, changed, done, a.handle)
 }
 
-// deployUnits starts an agent for every alive unit assigned here that has none yet.
-func (a *machineAgent) deployUnits(ctx context.Context) error {
+func (a *machineAgent) handle(ctx context.Context) error {
+	m, err := a.c.GetMachine(ctx, a.conf.Model, a.conf.ID)
+	if gone(err) {
+		return errStop
+	}
+	if err != nil {
+		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
+	}
 	units, err := a.c.MachineUnits(ctx, a.conf.Model, a.conf.ID)
 	if err != nil {
 		return fmt.Errorf("machine %s: listing units: %w", a.conf.ID, err)
 	}
-	for _, u := range units {
-		if u.Life != string(life.Alive) {
-			continue
+	if err := a.d.reconcile(ctx, units); err != nil {
+		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
+	}
+	switch m.Life {
+	case string(life.Dying):
+		// L-M2: dead once no unit is assigned; until then the units' removal wakes us again.
+		l, err := a.c.EnsureMachineDead(ctx, a.conf.Model, a.conf.ID)
+		if err != nil {
+			return fmt.Errorf("machine %s: %w", a.conf.ID, err)
 		}
-		if err := a.deploy(ctx, u); err != nil {
-			return err
+		if l == string(life.Dead) {
+			return errStop
 		}
+	case string(life.Dead):
+		return errStop // L-M3: the agent stops for good; the provisioner releases the instance
 	}
 	return nil
 }
 
-func unitDirName(unit string) string { return "unit-" + strings.ReplaceAll(unit, "/", "-") }
-
-func (a *machineAgent) deploy(ctx context.Context, u *pb.AgentUnit) error {
-	dir := filepath.Join(a.dir, "units", unitDirName(u.Name))
-	if _, err := os.Stat(filepath.Join(dir, ConfFile)); err != nil {
-		password, err := state.NewPassword()
-		if err != nil {
-			return err
-		}
-		if err := a.c.SetUnitPassword(ctx, a.conf.Model, u.Name, password); err != nil {
-			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
-		}
-		archive, err := a.c.GetCharmArchive(ctx, a.conf.Model, u.CharmUrl)
-		if err != nil {
-			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
-		}
-		if err := unpackCharm(archive, filepath.Join(dir, "charm")); err != nil {
-			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
-		}
-		conf := Conf{
-			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: a.conf.Model,
-			APIAddr: a.conf.APIAddr, CACert: a.conf.CACert, ID: u.Name,
-		}
-		if err := WriteConf(dir, conf); err != nil {
-			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
-		}
-	}
-	return a.runner.StartUnitAgent(dir)
-}
+// errStop ends an agent for good: its entity is dead or gone.
+var errStop = errors.New("agent's entity is dead or gone")

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +37,7 @@ func (r *Runner) StartMachineAgent(dir string) error {
 		return err
 	}
 	r.start(dir, func(ctx context.Context) error {
-		return (&machineAgent{runner: r, dir: dir, conf: conf, c: r.client(conf)}).run(ctx)
+		return newMachineAgent(r, dir, conf, r.client(conf)).run(ctx)
 	})
 	return nil
 }
@@ -47,7 +49,7 @@ func (r *Runner) StartUnitAgent(dir string) error {
 		return err
 	}
 	r.start(dir, func(ctx context.Context) error {
-		return (&unitAgent{dir: dir, conf: conf, c: r.client(conf)}).run(ctx)
+		return newUnitAgent(r, dir, conf, r.client(conf)).run(ctx)
 	})
 	return nil
 }
@@ -59,6 +61,24 @@ func (r *Runner) Stop(dir string) {
 	delete(r.agents, dir)
 	r.mu.Unlock()
 	if ok {
+		cancel()
+	}
+}
+
+// StopTree stops the agent of dir and every agent in a directory below it (a unit and its
+// subordinates, a machine and its units).
+func (r *Runner) StopTree(dir string) {
+	dir = filepath.Clean(dir)
+	r.mu.Lock()
+	var cancels []context.CancelFunc
+	for d, cancel := range r.agents {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			cancels = append(cancels, cancel)
+			delete(r.agents, d)
+		}
+	}
+	r.mu.Unlock()
+	for _, cancel := range cancels {
 		cancel()
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -33,11 +34,14 @@ func watchSignals(ctx context.Context, c *client.Client, model string, targets .
 	return changed, done, nil
 }
 
-// follow calls handle now and after every change signal until ctx ends (nil) or the watch ends
-// (an error, so the runner restarts the agent with a fresh watch).
+// follow calls handle now and after every change signal until ctx ends or handle returns
+// errStop (nil), or the watch ends (an error, so the runner restarts the agent with a fresh
+// watch).
 func follow(ctx context.Context, who string, changed <-chan struct{}, done <-chan error, handle func(context.Context) error) error {
 	for {
-		if err := handle(ctx); err != nil {
+		if err := handle(ctx); errors.Is(err, errStop) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		select {

@@ -2,11 +2,13 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/names"
 )
 
 // agentServer answers machine and unit agents about their own entities only.
@@ -38,12 +40,9 @@ func canActOnMachine(e Entity, id string) bool {
 	return e.IsAdmin() || (e.Kind == "machine" && e.ID == id)
 }
 
-// unitFor reads a unit the caller may act on: the admin, the unit itself, or the machine agent
-// the unit is assigned to (its deployer).
+// unitFor reads a unit the caller may act on: the admin, the unit itself, or its deployer (the
+// machine agent it is assigned to; for a subordinate, its principal's agent).
 func (s *agentServer) unitFor(ctx context.Context, uuid string, e Entity, name string) (*storepb.Unit, error) {
-	if !e.IsAdmin() && e.Kind == "unit" && e.ID != name {
-		return nil, errDenied
-	}
 	u, err := s.st.Unit(ctx, uuid, name)
 	if err != nil {
 		if e.IsAdmin() {
@@ -51,10 +50,136 @@ func (s *agentServer) unitFor(ctx context.Context, uuid string, e Entity, name s
 		}
 		return nil, errDenied
 	}
-	if e.Kind == "machine" && u.MachineId != e.ID {
+	if !e.IsAdmin() && e.ID != name && !isDeployer(e, u) {
 		return nil, errDenied
 	}
 	return u, nil
+}
+
+// isDeployer: the machine agent of a principal's machine, or a subordinate's principal (L-U3).
+func isDeployer(e Entity, u *storepb.Unit) bool {
+	if u.Principal != "" {
+		return e.Kind == "unit" && e.ID == u.Principal
+	}
+	return e.Kind == "machine" && u.MachineId != "" && e.ID == u.MachineId
+}
+
+// ownUnit: only the unit's own agent (or the admin) acts for it in relations and its life.
+func (s *agentServer) ownUnit(ctx context.Context, model, name string) (string, error) {
+	uuid, e, err := s.agentModel(ctx, model)
+	if err != nil {
+		return "", err
+	}
+	if !e.IsAdmin() && !(e.Kind == "unit" && e.ID == name) {
+		return "", errDenied
+	}
+	return uuid, nil
+}
+
+func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (*pb.AgentApplication, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if !e.IsAdmin() {
+		app, _ := names.UnitApplication(e.ID)
+		if e.Kind != "unit" || app != req.Id {
+			return nil, errDenied
+		}
+	}
+	app, err := s.st.Application(ctx, uuid, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate}, nil
+}
+
+func (s *agentServer) UnitRelations(ctx context.Context, req *pb.AgentEntity) (*pb.AgentRelations, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := s.st.UnitRelations(ctx, uuid, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	resp := &pb.AgentRelations{}
+	for _, ur := range rels {
+		resp.Relations = append(resp.Relations, &pb.AgentRelation{
+			Id: ur.Relation.Id, Key: ur.Relation.Key, Life: ur.Relation.Life, Endpoint: ur.Own.Name,
+			RemoteApplication: ur.Other.Application, RemoteEndpoint: ur.Other.Name,
+			Container: ur.Own.Scope == "container", InScope: ur.InScope, ShouldJoin: ur.ShouldJoin,
+		})
+	}
+	return resp, nil
+}
+
+func (s *agentServer) EnterScope(ctx context.Context, req *pb.ScopeRequest) (*pb.ScopeResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.st.EnterScope(ctx, uuid, req.RelationId, req.Unit, req.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ScopeResponse{Subordinate: sub, InScope: true}, nil
+}
+
+func (s *agentServer) LeaveScope(ctx context.Context, req *pb.ScopeRequest) (*pb.ScopeResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ScopeResponse{}, s.st.LeaveScope(ctx, uuid, req.RelationId, req.Unit)
+}
+
+func (s *agentServer) SetUnitDying(ctx context.Context, req *pb.AgentEntity) (*pb.LifeResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.st.SetUnitDying(ctx, uuid, req.Id)
+	return &pb.LifeResponse{Life: l}, err
+}
+
+func (s *agentServer) EnsureUnitDead(ctx context.Context, req *pb.AgentEntity) (*pb.LifeResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.st.EnsureUnitDead(ctx, uuid, req.Id)
+	return &pb.LifeResponse{Life: l}, err
+}
+
+func (s *agentServer) RemoveUnit(ctx context.Context, req *pb.AgentEntity) (*pb.LifeResponse, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.st.Unit(ctx, uuid, req.Id)
+	if errors.Is(err, apierr.NotFound) {
+		return &pb.LifeResponse{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !e.IsAdmin() && !isDeployer(e, u) {
+		return nil, errDenied // L-U3: only the deployer removes a unit
+	}
+	return &pb.LifeResponse{}, s.st.RemoveUnit(ctx, uuid, req.Id)
+}
+
+func (s *agentServer) EnsureMachineDead(ctx context.Context, req *pb.AgentEntity) (*pb.LifeResponse, error) {
+	uuid, e, err := s.agentModel(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if !canActOnMachine(e, req.Id) {
+		return nil, errDenied
+	}
+	l, err := s.st.EnsureMachineDead(ctx, uuid, req.Id)
+	return &pb.LifeResponse{Life: l}, err
 }
 
 func (s *agentServer) GetMachine(ctx context.Context, req *pb.AgentEntity) (*pb.AgentMachine, error) {
@@ -124,11 +249,12 @@ func (s *agentServer) SetUnitPassword(ctx context.Context, req *pb.SetPasswordRe
 	if err != nil {
 		return nil, err
 	}
-	if e.Kind == "unit" {
-		return nil, errDenied // only the deployer sets a unit's credential
-	}
-	if _, err := s.unitFor(ctx, uuid, e, req.Id); err != nil {
+	u, err := s.unitFor(ctx, uuid, e, req.Id)
+	if err != nil {
 		return nil, err
+	}
+	if !e.IsAdmin() && !isDeployer(e, u) {
+		return nil, errDenied // only the deployer sets a unit's credential
 	}
 	if len(req.Password) < 16 {
 		return nil, apierr.Errorf(apierr.NotValid, "password too short")
@@ -170,5 +296,6 @@ func agentUnit(u *storepb.Unit) *pb.AgentUnit {
 	return &pb.AgentUnit{
 		Name: u.Name, Application: u.Application, Life: u.Life, CharmUrl: u.CharmUrl, Machine: u.MachineId,
 		Principal: u.Principal, AgentStatus: statusInfo(u.AgentStatus), WorkloadStatus: statusInfo(u.WorkloadStatus),
+		Subordinates: u.Subordinates, Scopes: u.Scopes, Deployed: u.PasswordHash != "",
 	}
 }

@@ -136,6 +136,25 @@ func (a *authenticator) storedHash(ctx context.Context, kind, id, model string) 
 	return hash, nil
 }
 
+// forgetRemoved drops the cached credential of every removed machine or unit, so a removed
+// agent is refused at once rather than when its cache entry expires.
+func (a *authenticator) forgetRemoved(ctx context.Context) {
+	for d := range a.st.WatchRemovals(ctx) {
+		var kind string
+		switch d.Kind {
+		case state.KindMachine:
+			kind = "machine"
+		case state.KindUnit:
+			kind = "unit"
+		default:
+			continue
+		}
+		a.mu.Lock()
+		delete(a.cache, kind+"|"+d.ID+"|"+d.Model)
+		a.mu.Unlock()
+	}
+}
+
 // agentMethods may be called by agents; every other method is the admin's alone.
 func agentAllowed(fullMethod string) bool {
 	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch"

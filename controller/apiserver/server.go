@@ -24,6 +24,11 @@ type Config struct {
 	ControllerName string
 	Cloud, Region  string
 	Now            func() time.Time
+	// Context, when set, bounds background work: forgetting the cached credentials of removed
+	// entities.
+	Context context.Context
+	// ForceGrace is how long forced removals wait for agents (default DefaultForceGrace).
+	ForceGrace time.Duration
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -31,7 +36,13 @@ func New(cfg Config) *grpc.Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.ForceGrace == 0 {
+		cfg.ForceGrace = DefaultForceGrace
+	}
 	auth := &authenticator{st: cfg.State, cache: map[string]cachedHash{}}
+	if cfg.Context != nil {
+		go auth.forgetRemoved(cfg.Context)
+	}
 	srv := grpc.NewServer(
 		grpc.Creds(credentials.NewTLS(cfg.TLS)),
 		grpc.ChainUnaryInterceptor(auth.unary),

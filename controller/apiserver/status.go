@@ -46,11 +46,13 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 			Version: version.Current, Type: mv.Type, Status: mv.Status, Life: mv.Life,
 		},
 	}
+	blockers := snap.Blockers()
 	for _, m := range snap.Machines {
 		resp.Machines = append(resp.Machines, &pb.MachineStatus{
 			Id: m.Id, Life: m.Life, Base: pbBase(m.Base), Constraints: m.Constraints, Hardware: m.Hardware,
 			InstanceId: m.InstanceId, DnsName: m.DnsName, AgentStatus: statusInfo(m.AgentStatus),
 			InstanceStatus: statusInfo(m.InstanceStatus), Jobs: m.Jobs, Hostname: m.Hostname,
+			BlockedBy: blockers.Machines[m.Id], ForceAfter: m.ForceAfter,
 		})
 	}
 	apps := map[string]*pb.ApplicationStatus{}
@@ -58,6 +60,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		as := &pb.ApplicationStatus{
 			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
 			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed, UnitCount: a.UnitCount,
+			RelationCount: a.RelationCount, BlockedBy: blockers.Applications[a.Name], ForceAfter: a.ForceAfter,
 		}
 		if a.Status != nil && a.Status.Status != "" {
 			as.Status = statusInfo(a.Status)
@@ -81,10 +84,14 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 			Name: u.Name, Machine: u.MachineId, Life: u.Life, AgentStatus: statusInfo(u.AgentStatus),
 			WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,
 			Leader: leaders[u.Application] == u.Name, Principal: u.Principal,
+			BlockedBy: blockers.Units[u.Name], ForceAfter: u.ForceAfter, Scopes: u.Scopes,
 		})
 	}
 	for _, r := range snap.Relations {
-		rs := &pb.RelationStatus{Id: r.Id, Key: r.Key, Life: r.Life, UnitsInScope: r.UnitCount}
+		rs := &pb.RelationStatus{
+			Id: r.Id, Key: r.Key, Life: r.Life, UnitsInScope: r.UnitCount,
+			BlockedBy: blockers.Relations[r.Id], ScopeUnits: blockers.ScopeUnits[r.Id],
+		}
 		for _, ep := range r.Endpoints {
 			rs.Endpoints = append(rs.Endpoints, &pb.RelationEndpoint{
 				Application: ep.Application, Name: ep.Name, Role: ep.Role, Interface: ep.Interface, Scope: ep.Scope,
@@ -234,7 +241,7 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 	if len(req.Targets) == 0 {
 		return apierr.Errorf(apierr.NotValid, "nothing to watch")
 	}
-	var prefixes []string
+	var keys []state.WatchKey
 	for _, t := range req.Targets {
 		if !s.mayWatch(ctx, e, uuid, t) {
 			return errDenied
@@ -243,13 +250,13 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 		if err != nil {
 			return err
 		}
-		prefixes = append(prefixes, p)
+		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly})
 	}
 	rev, err := s.st.Revision(ctx)
 	if err != nil {
 		return err
 	}
-	events := s.st.Watch(ctx, uuid, prefixes, rev+1)
+	events := s.st.WatchKeys(ctx, uuid, keys, rev+1)
 	// The header tells the client the watch is established: every later change will arrive.
 	if err := stream.SendHeader(nil); err != nil {
 		return err
@@ -263,7 +270,7 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 }
 
 // mayWatch: agents watch only their own entities (a machine agent: its machine, the units
-// assigned to it; a unit agent: itself and its application).
+// assigned to it; a unit agent: itself, its subordinates, its application and relations).
 func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *pb.WatchTarget) bool {
 	if e.IsAdmin() {
 		return true
@@ -280,10 +287,17 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 	case "unit":
 		switch t.Kind {
 		case state.KindUnit:
-			return t.Id == e.ID
+			if t.Id == e.ID {
+				return true
+			}
+			// A principal watches the subordinates it deploys.
+			u, err := s.st.Unit(ctx, uuid, t.Id)
+			return err == nil && u.Principal == e.ID
 		case state.KindApplication:
 			app, _, _ := strings.Cut(e.ID, "/")
 			return t.Id == app
+		case state.KindRelation:
+			return true // relation documents name applications and endpoints only
 		}
 	}
 	return false

@@ -78,7 +78,7 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 		w := &writes{}
 		app.RelationCount = 0
 		for _, ep := range peers {
-			if err := r.addRelation(ctx, w, uuid, []*storepb.Endpoint{endpointDoc(args.Name, ep)}); err != nil {
+			if _, err := r.addRelation(ctx, w, uuid, []*storepb.Endpoint{endpointDoc(args.Name, ep)}); err != nil {
 				return nil, err
 			}
 			app.RelationCount++
@@ -112,22 +112,23 @@ func RelationKey(eps []*storepb.Endpoint) string {
 }
 
 // addRelation writes a new relation document and its key index; the key must be unused (L-G5).
-func (r *reader) addRelation(ctx context.Context, w *writes, uuid string, eps []*storepb.Endpoint) error {
+func (r *reader) addRelation(ctx context.Context, w *writes, uuid string, eps []*storepb.Endpoint) (*storepb.Relation, error) {
 	key := RelationKey(eps)
 	_, taken, err := r.getRaw(ctx, relationIndexKey(uuid, key))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if taken {
-		return apierr.Errorf(apierr.AlreadyExists, "relation %q already exists", key)
+		return nil, apierr.Errorf(apierr.AlreadyExists, "relation %q already exists", key)
 	}
 	id, err := r.nextSequence(ctx, uuid, "relation")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.put(relationKey(uuid, id), &storepb.Relation{Id: id, Key: key, Life: string(life.Alive), Endpoints: eps})
+	rel := &storepb.Relation{Id: id, Key: key, Life: string(life.Alive), Endpoints: eps}
+	w.put(relationKey(uuid, id), rel)
 	w.putRaw(relationIndexKey(uuid, key), strconv.FormatInt(id, 10))
-	return nil
+	return rel, nil
 }
 
 func (r *reader) model(ctx context.Context, uuid string) (*storepb.Model, error) {
@@ -217,7 +218,9 @@ func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) 
 			AgentStatus:    s.status(string(status.Allocating), ""),
 			WorkloadStatus: s.status(string(status.Waiting), "waiting for machine"),
 		})
-		w.putRaw(machineUnitKey(uuid, machineID, unitName), "")
+		// The index value is the unit's life, so the machine agent's watch of the index sees
+		// its units go dying and dead (L-S machine agent).
+		w.putRaw(machineUnitKey(uuid, machineID, unitName), string(life.Alive))
 		app.UnitCount++
 		if app.Leader == "" {
 			app.Leader = unitName

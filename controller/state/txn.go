@@ -29,10 +29,24 @@ type reader struct {
 	seqs map[string]int64
 }
 
-// writes collects the puts and deletes of one transaction.
+// writes collects the puts and deletes of one transaction. A later write of the same key
+// replaces the earlier one: etcd refuses a transaction that names a key twice.
 type writes struct {
-	ops []clientv3.Op
-	err error // the first document that could not be encoded; the transaction is not sent
+	ops   []clientv3.Op
+	index map[string]int
+	err   error // the first document that could not be encoded; the transaction is not sent
+}
+
+func (w *writes) add(key string, op clientv3.Op) {
+	if i, ok := w.index[key]; ok {
+		w.ops[i] = op
+		return
+	}
+	if w.index == nil {
+		w.index = map[string]int{}
+	}
+	w.index[key] = len(w.ops)
+	w.ops = append(w.ops, op)
 }
 
 func (w *writes) put(key string, msg proto.Message) {
@@ -40,15 +54,29 @@ func (w *writes) put(key string, msg proto.Message) {
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("encoding %s: %w", key, err)
 	}
-	w.ops = append(w.ops, clientv3.OpPut(key, string(data)))
+	w.add(key, clientv3.OpPut(key, string(data)))
 }
 
 func (w *writes) putRaw(key, value string) {
-	w.ops = append(w.ops, clientv3.OpPut(key, value))
+	w.add(key, clientv3.OpPut(key, value))
 }
 
 func (w *writes) del(key string) {
-	w.ops = append(w.ops, clientv3.OpDelete(key))
+	w.add(key, clientv3.OpDelete(key))
+}
+
+// none asserts that no key under prefix exists when the transaction commits (an empty range
+// compares as create revision 0).
+func (r *reader) none(ctx context.Context, prefix string) (bool, error) {
+	resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", prefix, err)
+	}
+	if resp.Count > 0 {
+		return false, nil
+	}
+	r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithPrefix())
+	return true, nil
 }
 
 // read fetches one key and records, once per key, the assertion that it is unchanged (or still

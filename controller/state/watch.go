@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/jujuclone/juju/api/storepb"
 )
 
 // Event says that a document changed; readers fetch what they need.
@@ -15,23 +18,54 @@ type Event struct {
 	Revision int64
 }
 
-// Watch streams changes under the given key prefixes of one model until ctx ends or the watch
-// fails; the channel is then closed. Agents react to these, never poll (design: State).
+// Watch streams changes to the given keys and key prefixes of one model until ctx ends or the
+// watch fails; the channel is then closed. Agents react to these, never poll (design: State).
 func (s *State) Watch(ctx context.Context, uuid string, prefixes []string, fromRev int64) <-chan Event {
+	keys := make([]WatchKey, 0, len(prefixes))
+	for _, p := range prefixes {
+		keys = append(keys, WatchKey{Key: p})
+	}
+	return s.WatchKeys(ctx, uuid, keys, fromRev)
+}
+
+// WatchKey is one key (or prefix, ending in "/") to watch.
+type WatchKey struct {
+	Key string
+	// LifeOnly reports only creations, removals and life changes: a unit agent watching its
+	// application or the model's relations must not wake for every unit count or scope change,
+	// or a 1,000-unit removal costs a million re-reads.
+	LifeOnly bool
+}
+
+type taggedResponse struct {
+	resp     clientv3.WatchResponse
+	lifeOnly bool
+}
+
+// WatchKeys is Watch with per-key options.
+func (s *State) WatchKeys(ctx context.Context, uuid string, keys []WatchKey, fromRev int64) <-chan Event {
 	out := make(chan Event, 64)
 	ctx, cancel := context.WithCancel(ctx)
-	merged := make(chan clientv3.WatchResponse)
-	for _, p := range prefixes {
-		opts := []clientv3.OpOption{clientv3.WithPrefix()}
+	merged := make(chan taggedResponse)
+	for _, k := range keys {
+		// A prefix ends in "/" (every document of a kind); anything else is one document's key,
+		// watched exactly so that "units/mysql/1" does not also see "units/mysql/10".
+		var opts []clientv3.OpOption
+		if strings.HasSuffix(k.Key, "/") {
+			opts = append(opts, clientv3.WithPrefix())
+		}
 		if fromRev > 0 {
 			opts = append(opts, clientv3.WithRev(fromRev))
 		}
-		wc := s.kv.Watch(clientv3.WithRequireLeader(ctx), p, opts...)
+		if k.LifeOnly {
+			opts = append(opts, clientv3.WithPrevKV())
+		}
+		wc := s.kv.Watch(clientv3.WithRequireLeader(ctx), k.Key, opts...)
 		go func() {
 			defer cancel()
 			for resp := range wc {
 				select {
-				case merged <- resp:
+				case merged <- taggedResponse{resp, k.LifeOnly}:
 				case <-ctx.Done():
 					return
 				}
@@ -45,14 +79,18 @@ func (s *State) Watch(ctx context.Context, uuid string, prefixes []string, fromR
 			select {
 			case <-ctx.Done():
 				return
-			case resp := <-merged:
-				if resp.Err() != nil {
+			case tr := <-merged:
+				if tr.resp.Err() != nil {
 					cancel()
 					return
 				}
-				for _, ev := range resp.Events {
+				for _, ev := range tr.resp.Events {
 					kind, id := classify(string(ev.Kv.Key), prefix)
 					if kind == "" {
+						continue
+					}
+					if tr.lifeOnly && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil &&
+						lifeOf(kind, ev.PrevKv.Value) == lifeOf(kind, ev.Kv.Value) {
 						continue
 					}
 					select {
@@ -65,6 +103,32 @@ func (s *State) Watch(ctx context.Context, uuid string, prefixes []string, fromR
 		}
 	}()
 	return out
+}
+
+// lifeOf decodes the life of a document of the given kind ("" for kinds without one).
+func lifeOf(kind string, value []byte) string {
+	var doc interface {
+		proto.Message
+		GetLife() string
+	}
+	switch kind {
+	case KindMachine:
+		doc = &storepb.Machine{}
+	case KindApplication:
+		doc = &storepb.Application{}
+	case KindUnit:
+		doc = &storepb.Unit{}
+	case KindRelation:
+		doc = &storepb.Relation{}
+	case KindMachineUnits:
+		return string(value) // the index value is the unit's life
+	default:
+		return ""
+	}
+	if proto.Unmarshal(value, doc) != nil {
+		return ""
+	}
+	return doc.GetLife()
 }
 
 // classify maps a key back to its kind and id.
@@ -120,4 +184,35 @@ func (s *State) Revision(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return resp.Header.Revision, nil
+}
+
+// Deleted names a deleted document: its model, kind and id.
+type Deleted struct {
+	Model, Kind, ID string
+}
+
+// WatchRemovals streams every deletion of a model document until ctx ends, so caches keyed by
+// entity (the API server's credential cache) forget removed entities at once.
+func (s *State) WatchRemovals(ctx context.Context) <-chan Deleted {
+	out := make(chan Deleted, 64)
+	wc := s.kv.Watch(ctx, modelsPrefix, clientv3.WithPrefix(), clientv3.WithFilterPut())
+	go func() {
+		defer close(out)
+		for resp := range wc {
+			for _, ev := range resp.Events {
+				key := string(ev.Kv.Key)
+				uuid, _, _ := strings.Cut(strings.TrimPrefix(key, modelsPrefix), "/")
+				kind, id := classify(key, ModelPrefix(uuid))
+				if kind == "" {
+					continue
+				}
+				select {
+				case out <- Deleted{Model: uuid, Kind: kind, ID: id}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out
 }

@@ -646,10 +646,12 @@ type RemoveRelationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	// Either two endpoints ("app" or "app:endpoint") or an id.
-	Endpoints     []string `protobuf:"bytes,2,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	Id            int64    `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
-	ById          bool     `protobuf:"varint,4,opt,name=by_id,json=byId,proto3" json:"by_id,omitempty"`
-	Force         bool     `protobuf:"varint,5,opt,name=force,proto3" json:"force,omitempty"`
+	Endpoints []string `protobuf:"bytes,2,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	Id        int64    `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	ById      bool     `protobuf:"varint,4,opt,name=by_id,json=byId,proto3" json:"by_id,omitempty"`
+	Force     bool     `protobuf:"varint,5,opt,name=force,proto3" json:"force,omitempty"`
+	// NoWait makes the force grace period zero; only with force.
+	NoWait        bool `protobuf:"varint,6,opt,name=no_wait,json=noWait,proto3" json:"no_wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -715,6 +717,13 @@ func (x *RemoveRelationRequest) GetById() bool {
 func (x *RemoveRelationRequest) GetForce() bool {
 	if x != nil {
 		return x.Force
+	}
+	return false
+}
+
+func (x *RemoveRelationRequest) GetNoWait() bool {
+	if x != nil {
+		return x.NoWait
 	}
 	return false
 }
@@ -1312,13 +1321,14 @@ const file_application_proto_rawDesc = "" +
 	"\x11IntegrateResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x127\n" +
-	"\tendpoints\x18\x03 \x03(\v2\x19.juju.v1.RelationEndpointR\tendpoints\"\x86\x01\n" +
+	"\tendpoints\x18\x03 \x03(\v2\x19.juju.v1.RelationEndpointR\tendpoints\"\x9f\x01\n" +
 	"\x15RemoveRelationRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1c\n" +
 	"\tendpoints\x18\x02 \x03(\tR\tendpoints\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x03R\x02id\x12\x13\n" +
 	"\x05by_id\x18\x04 \x01(\bR\x04byId\x12\x14\n" +
-	"\x05force\x18\x05 \x01(\bR\x05force\"T\n" +
+	"\x05force\x18\x05 \x01(\bR\x05force\x12\x17\n" +
+	"\ano_wait\x18\x06 \x01(\bR\x06noWait\"T\n" +
 	"\x16RemoveRelationResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x18\n" +

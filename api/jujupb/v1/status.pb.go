@@ -974,9 +974,11 @@ func (x *FullStatusResponse) GetRevision() int64 {
 // (empty id: every entity of that kind), or kind "machine-units" with a machine id (the units
 // assigned to it), or kind "model" (everything).
 type WatchTarget struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Id    string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// LifeOnly reports only creations, removals and life changes of the watched documents.
+	LifeOnly      bool `protobuf:"varint,3,opt,name=life_only,json=lifeOnly,proto3" json:"life_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1023,6 +1025,13 @@ func (x *WatchTarget) GetId() string {
 		return x.Id
 	}
 	return ""
+}
+
+func (x *WatchTarget) GetLifeOnly() bool {
+	if x != nil {
+		return x.LifeOnly
+	}
+	return false
 }
 
 type WatchRequest struct {
@@ -1253,10 +1262,11 @@ const file_status_proto_rawDesc = "" +
 	"\fapplications\x18\x03 \x03(\v2\x1a.juju.v1.ApplicationStatusR\fapplications\x125\n" +
 	"\trelations\x18\x04 \x03(\v2\x17.juju.v1.RelationStatusR\trelations\x12'\n" +
 	"\x0fcontroller_time\x18\x05 \x01(\x03R\x0econtrollerTime\x12\x1a\n" +
-	"\brevision\x18\x06 \x01(\x03R\brevision\"1\n" +
+	"\brevision\x18\x06 \x01(\x03R\brevision\"N\n" +
 	"\vWatchTarget\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\"T\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x1b\n" +
+	"\tlife_only\x18\x03 \x01(\bR\blifeOnly\"T\n" +
 	"\fWatchRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12.\n" +
 	"\atargets\x18\x02 \x03(\v2\x14.juju.v1.WatchTargetR\atargets\"f\n" +

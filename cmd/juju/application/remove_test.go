@@ -1,0 +1,115 @@
+package application
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
+	"github.com/jujuclone/juju/internal/testutil/golden"
+	"github.com/jujuclone/juju/output"
+)
+
+func TestNewCmdRemove(t *testing.T) {
+	tests := []struct {
+		args, wantErr, wantApps string
+		want                    cmdutil.RemoveFlags
+	}{
+		{args: "mysql", wantApps: "mysql"},
+		{args: "mysql wordpress --no-prompt --dry-run", wantApps: "mysql wordpress", want: cmdutil.RemoveFlags{NoPrompt: true, DryRun: true}},
+		{args: "mysql --force --no-wait", wantApps: "mysql", want: cmdutil.RemoveFlags{Force: true, NoWait: true}},
+		{args: "", wantErr: "no application specified"},
+		{args: "X", wantErr: `invalid application name "X"`},
+		{args: "mysql app-1", wantErr: `invalid application name "app-1"`},
+		{args: "mysql/0", wantErr: `invalid application name "mysql/0"`},
+		{args: "mysql --no-wait", wantErr: "--no-wait without --force not valid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			var got *removeOptions
+			cmd := NewCmdRemove(cmdutil.TestFactory(), func(o *removeOptions) error { got = o; return nil })
+			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, true)
+			if tt.wantErr != "" {
+				if got != nil {
+					t.Error("runF called after a usage error")
+				}
+				return
+			}
+			if strings.Join(got.Applications, " ") != tt.wantApps || got.RemoveFlags != tt.want {
+				t.Errorf("opts = %+v", got)
+			}
+		})
+	}
+	if NewCmdRemove(cmdutil.TestFactory(), nil).Flags().Lookup("destroy-storage") != nil {
+		t.Error("remove-application has --destroy-storage")
+	}
+}
+
+// fakeRemoveApplications answers every call with the same results and records requests.
+type fakeRemoveApplications struct {
+	results []*jujupb.RemoveResult
+	reqs    []*jujupb.RemoveRequest
+}
+
+func (f *fakeRemoveApplications) RemoveApplications(_ context.Context, req *jujupb.RemoveRequest) ([]*jujupb.RemoveResult, error) {
+	f.reqs = append(f.reqs, req)
+	return f.results, nil
+}
+
+func TestRemoveRun(t *testing.T) {
+	two := []*jujupb.RemoveResult{
+		{Name: "mysql", Units: []string{"mysql/0", "mysql/1"}},
+		{Name: "logging"},
+	}
+	tests := []struct {
+		name, args, in, names string
+		terminal              bool
+		results               []*jujupb.RemoveResult
+		wantCalls             int
+		wantErr               string
+	}{
+		{name: "no-prompt", args: "mysql logging --no-prompt", names: "mysql logging", terminal: true, results: two, wantCalls: 1},
+		{name: "no-terminal", args: "mysql logging", names: "mysql logging", results: two, wantCalls: 1},
+		{name: "dry-run", args: "mysql logging --dry-run", names: "mysql logging", terminal: true, results: two, wantCalls: 1},
+		{name: "prompt-yes", args: "mysql logging --force", names: "mysql logging", terminal: true, in: "Yes\n", results: two, wantCalls: 2},
+		{name: "prompt-eof", args: "mysql logging", names: "mysql logging", terminal: true, results: two, wantCalls: 1,
+			wantErr: "application removal: aborted"},
+		{name: "failure", args: "mysql nope --no-prompt", names: "mysql nope", results: []*jujupb.RemoveResult{
+			{Name: "mysql", Units: []string{"mysql/0"}},
+			{Name: "nope", Error: `application "nope" not found`},
+		}, wantCalls: 1, wantErr: cmdutil.ErrSilent.Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, out, errOut := output.TestStreams()
+			ios.InTerminal = tt.terminal
+			ios.In = strings.NewReader(tt.in)
+			fake := &fakeRemoveApplications{results: tt.results}
+			cmd := NewCmdRemove(cmdutil.TestFactory(), func(o *removeOptions) error {
+				o.IO = ios
+				o.ResolveModel = func(context.Context) (*cmdutil.ModelRef, error) {
+					return &cmdutil.ModelRef{Name: "default", UUID: "uuid-default"}, nil
+				}
+				o.Client = func(context.Context) (removeAPI, error) { return fake, nil }
+				return removeRun(context.Background(), o)
+			})
+			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, false)
+			if len(fake.reqs) != tt.wantCalls {
+				t.Fatalf("%d calls, want %d", len(fake.reqs), tt.wantCalls)
+			}
+			prompt := tt.terminal && !strings.Contains(tt.args, "--no-prompt")
+			if dry := prompt || strings.Contains(tt.args, "--dry-run"); fake.reqs[0].GetDryRun() != dry {
+				t.Errorf("first call DryRun = %v, want %v", fake.reqs[0].GetDryRun(), dry)
+			}
+			last := fake.reqs[len(fake.reqs)-1]
+			if last.GetModel() != "uuid-default" || strings.Join(last.GetNames(), " ") != tt.names ||
+				last.GetForce() != strings.Contains(tt.args, "--force") {
+				t.Errorf("request = %v", last)
+			}
+			golden.Assert(t, out.String(), "remove-application/"+tt.name+".stdout.golden")
+			golden.Assert(t, errOut.String(), "remove-application/"+tt.name+".stderr.golden")
+		})
+	}
+}

@@ -1,0 +1,209 @@
+package cmdutil
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/output"
+)
+
+// RemoveFlags are the flags remove-unit, remove-application and remove-machine share.
+type RemoveFlags struct {
+	NoPrompt bool
+	DryRun   bool
+	Force    bool
+	NoWait   bool
+}
+
+// AddRemoveFlags registers --no-prompt, --dry-run, --force and --no-wait; noun ("unit",
+// "application", "machine") completes their help.
+func AddRemoveFlags(cmd *cobra.Command, f *RemoveFlags, noun string) {
+	article := "a"
+	if strings.ContainsRune("aeiou", rune(noun[0])) {
+		article = "an"
+	}
+	cmd.Flags().BoolVar(&f.NoPrompt, "no-prompt", false, "Do not ask for confirmation")
+	cmd.Flags().BoolVar(&f.DryRun, "dry-run", false, "Print what this command would remove without removing")
+	cmd.Flags().BoolVar(&f.Force, "force", false, "Completely remove "+article+" "+noun+" and all its dependencies")
+	cmd.Flags().BoolVar(&f.NoWait, "no-wait", false, "Rush through "+noun+" removal without waiting for each individual step to complete")
+}
+
+// Validate checks the flag combinations; errors are usage errors.
+func (f *RemoveFlags) Validate() error {
+	return ValidateNoWait(f.Force, f.NoWait)
+}
+
+// ValidateNoWait refuses --no-wait without --force, in Juju's words.
+func ValidateNoWait(force, noWait bool) error {
+	if noWait && !force {
+		return FlagErrorf("--no-wait without --force not valid")
+	}
+	return nil
+}
+
+// Removal is one run of a remove-* command, for RunRemoval.
+type Removal struct {
+	IO    *output.Streams
+	Flags RemoveFlags
+	// Noun names what is removed ("unit", "application", "machine"): it appears in the plan,
+	// the failure lines and the abort error ("unit removal: aborted").
+	Noun string
+	// Request holds the model, the names and any command-specific field (KeepInstance);
+	// RunRemoval sets Force, NoWait and DryRun from Flags.
+	Request *jujupb.RemoveRequest
+	// Remove sends a request to the controller.
+	Remove func(ctx context.Context, req *jujupb.RemoveRequest) ([]*jujupb.RemoveResult, error)
+	// Plan writes the plan lines of one result; nil means WriteRemovePlan with Noun.
+	Plan func(w io.Writer, r *jujupb.RemoveResult)
+	// Failure is the message of one failed result, without "ERROR "; nil means
+	// "removing <noun> <name> failed: <error>".
+	Failure func(r *jujupb.RemoveResult) string
+}
+
+// ErrAborted is the answer to anything but "y" or "yes" at the prompt.
+var ErrAborted = errors.New("aborted")
+
+// RunRemoval runs Juju's remove flow:
+//   - --dry-run: one dry-run call; the plan is printed and nothing changes;
+//   - prompting (no --no-prompt and a terminal on stdin): a dry-run call, the plan, then
+//     "Continue [y/N]? "; only "y" or "yes" goes on to the real call, after which only failures
+//     are printed;
+//   - otherwise: the real call, and the plan lines of what it removed.
+//
+// Failed entities are reported on stderr as "ERROR removing ... failed: ..." while the others
+// go on; the result is then ErrSilent. A failed dry run stops before the prompt.
+func RunRemoval(ctx context.Context, r *Removal) error {
+	prompt := !r.Flags.DryRun && !r.Flags.NoPrompt && r.IO.InTerminal
+	if r.Flags.DryRun || prompt {
+		results, err := r.call(ctx, true)
+		if err != nil {
+			return err
+		}
+		if r.reportFailures(results) {
+			return ErrSilent
+		}
+		fmt.Fprintln(r.IO.ErrOut, "WARNING This command will perform the following actions:")
+		for _, res := range results {
+			r.plan(res)
+		}
+		if !r.Flags.Force && requiresForce(results) {
+			fmt.Fprint(r.IO.ErrOut, "\nThis will require `--force`\n")
+		}
+		if r.Flags.DryRun {
+			return nil
+		}
+		if err := Confirm(r.IO); err != nil {
+			return fmt.Errorf("%s removal: %w", r.Noun, err)
+		}
+	}
+	results, err := r.call(ctx, false)
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, res := range results {
+		if res.GetError() != "" {
+			r.reportFailure(res)
+			failed = true
+			continue
+		}
+		if !prompt {
+			r.plan(res)
+		}
+	}
+	if failed {
+		return ErrSilent
+	}
+	return nil
+}
+
+// Confirm asks "Continue [y/N]? " on stderr and reads one line: nil for "y" or "yes" in any
+// case, ErrAborted for anything else or no input.
+func Confirm(s *output.Streams) error {
+	fmt.Fprint(s.ErrOut, "\nContinue [y/N]? ")
+	line, err := bufio.NewReader(s.In).ReadString('\n')
+	if err != nil && line == "" {
+		return ErrAborted
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return ErrAborted
+}
+
+// WriteRemovePlan writes the plan lines of one removed entity: "will remove <what>", then
+// "- will remove unit <unit>" for each unit that goes with it.
+func WriteRemovePlan(w io.Writer, what string, units []string) {
+	fmt.Fprintf(w, "will remove %s\n", what)
+	for _, u := range units {
+		fmt.Fprintf(w, "- will remove unit %s\n", u)
+	}
+}
+
+// call sends a copy of the request with the flags and dryRun set, and names each result the
+// controller left unnamed after the entity asked for in its place.
+func (r *Removal) call(ctx context.Context, dryRun bool) ([]*jujupb.RemoveResult, error) {
+	req := &jujupb.RemoveRequest{
+		Model:        r.Request.GetModel(),
+		Names:        r.Request.GetNames(),
+		Force:        r.Flags.Force,
+		NoWait:       r.Flags.NoWait,
+		DryRun:       dryRun,
+		KeepInstance: r.Request.GetKeepInstance(),
+	}
+	results, err := r.Remove(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		if res.GetName() == "" && i < len(req.Names) {
+			res.Name = req.Names[i]
+		}
+	}
+	return results, nil
+}
+
+func (r *Removal) plan(res *jujupb.RemoveResult) {
+	if r.Plan != nil {
+		r.Plan(r.IO.Out, res)
+		return
+	}
+	WriteRemovePlan(r.IO.Out, r.Noun+" "+res.GetName(), res.GetUnits())
+}
+
+// reportFailures prints the failed results and says whether there were any.
+func (r *Removal) reportFailures(results []*jujupb.RemoveResult) bool {
+	failed := false
+	for _, res := range results {
+		if res.GetError() != "" {
+			r.reportFailure(res)
+			failed = true
+		}
+	}
+	return failed
+}
+
+func (r *Removal) reportFailure(res *jujupb.RemoveResult) {
+	msg := fmt.Sprintf("removing %s %s failed: %s", r.Noun, res.GetName(), res.GetError())
+	if r.Failure != nil {
+		msg = r.Failure(res)
+	}
+	fmt.Fprintf(r.IO.ErrOut, "%s %s\n", output.Paint(r.IO, output.Red, "ERROR"), msg)
+}
+
+func requiresForce(results []*jujupb.RemoveResult) bool {
+	for _, res := range results {
+		if res.GetError() == "" && res.GetRequiresForce() {
+			return true
+		}
+	}
+	return false
+}

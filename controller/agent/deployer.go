@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/life"
+)
+
+// deployer runs the units one agent is responsible for, each in a directory under root: a
+// machine agent deploys its principals, a principal's agent its subordinates (L-S, L-U3).
+type deployer struct {
+	runner *Runner
+	c      *client.Client
+	conf   Conf // the deploying agent's own configuration: model, API address, CA
+	root   string
+}
+
+func unitDirName(unit string) string { return "unit-" + strings.ReplaceAll(unit, "/", "-") }
+
+func (d *deployer) dir(unit string) string { return filepath.Join(d.root, unitDirName(unit)) }
+
+// reconcile applies the deployer's duties to the units assigned to it: run the agents of alive
+// and dying units (a dying unit's agent has work to do); remove units that are not alive and
+// were never deployed; recall and remove dead ones; recall local units no longer assigned.
+func (d *deployer) reconcile(ctx context.Context, units []*pb.AgentUnit) error {
+	assigned := map[string]bool{}
+	for _, u := range units {
+		assigned[unitDirName(u.Name)] = true
+		switch {
+		case u.Life == string(life.Dead):
+			d.recall(u.Name)
+			if err := d.c.RemoveUnit(ctx, d.conf.Model, u.Name); err != nil && !errors.Is(err, apierr.NotFound) {
+				return fmt.Errorf("removing unit %q: %w", u.Name, err)
+			}
+		case u.Life != string(life.Alive) && !u.Deployed:
+			if err := d.c.RemoveUnit(ctx, d.conf.Model, u.Name); err != nil && !errors.Is(err, apierr.NotFound) {
+				return fmt.Errorf("removing unit %q: %w", u.Name, err)
+			}
+		default:
+			if err := d.deploy(ctx, u); err != nil {
+				return err
+			}
+		}
+	}
+	entries, err := os.ReadDir(d.root)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "unit-") && !assigned[e.Name()] {
+			d.recallDir(filepath.Join(d.root, e.Name()))
+		}
+	}
+	return nil
+}
+
+// recall stops a unit's agent and deletes its directory.
+func (d *deployer) recall(unit string) { d.recallDir(d.dir(unit)) }
+
+func (d *deployer) recallDir(dir string) {
+	d.runner.StopTree(dir)
+	os.RemoveAll(dir)
+}
+
+// deploy gives a unit a credential and its charm, then starts its agent (if not running).
+func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
+	dir := d.dir(u.Name)
+	if _, err := os.Stat(filepath.Join(dir, ConfFile)); err != nil {
+		password, err := state.NewPassword()
+		if err != nil {
+			return err
+		}
+		if err := d.c.SetUnitPassword(ctx, d.conf.Model, u.Name, password); err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
+		archive, err := d.c.GetCharmArchive(ctx, d.conf.Model, u.CharmUrl)
+		if err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
+		if err := unpackCharm(archive, filepath.Join(dir, "charm")); err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
+		conf := Conf{
+			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: d.conf.Model,
+			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name,
+		}
+		if err := WriteConf(dir, conf); err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
+	}
+	return d.runner.StartUnitAgent(dir)
+}

@@ -1,0 +1,137 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/status"
+)
+
+// Blockers says, for every entity of a snapshot that is not alive, what its removal is waiting
+// for (L-F2: nothing stays dying without a reason the user can see).
+type Blockers struct {
+	Units        map[string][]string
+	Applications map[string][]string
+	Machines     map[string][]string
+	Relations    map[int64][]string
+	// ScopeUnits lists each relation's units in scope (from the units' scope records, L-R6).
+	ScopeUnits map[int64][]string
+}
+
+// maxNamed bounds how many names one blocker line lists.
+const maxNamed = 5
+
+func nameList(list []string) string {
+	if len(list) <= maxNamed {
+		return strings.Join(list, ", ")
+	}
+	return strings.Join(list[:maxNamed], ", ") + fmt.Sprintf(" and %d more", len(list)-maxNamed)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Blockers computes the removal blockers of a snapshot.
+func (snap *Snapshot) Blockers() Blockers {
+	b := Blockers{
+		Units: map[string][]string{}, Applications: map[string][]string{}, Machines: map[string][]string{},
+		Relations: map[int64][]string{}, ScopeUnits: map[int64][]string{},
+	}
+	relKeys := map[int64]string{}
+	for _, rel := range snap.Relations {
+		relKeys[rel.Id] = rel.Key
+	}
+	appUnits := map[string][]string{}
+	machineUnits := map[string][]string{}
+	for _, u := range snap.Units {
+		for _, id := range u.Scopes {
+			b.ScopeUnits[id] = append(b.ScopeUnits[id], u.Name)
+		}
+		appUnits[u.Application] = append(appUnits[u.Application], u.Name)
+		if u.Principal == "" && u.MachineId != "" {
+			machineUnits[u.MachineId] = append(machineUnits[u.MachineId], u.Name)
+		}
+	}
+	for _, list := range [](map[string][]string){appUnits, machineUnits} {
+		for _, units := range list {
+			slices.SortFunc(units, naturalCmp)
+		}
+	}
+	for _, units := range b.ScopeUnits {
+		slices.SortFunc(units, naturalCmp)
+	}
+	for _, u := range snap.Units {
+		if u.Life == string(life.Alive) {
+			continue
+		}
+		var why []string
+		if u.AgentStatus.GetStatus() == string(status.Error) {
+			why = append(why, fmt.Sprintf("unit agent in error (%s); run \"juju resolved %s\"", u.AgentStatus.GetMessage(), u.Name))
+		}
+		for _, id := range u.Scopes {
+			why = append(why, fmt.Sprintf("still in relation %d (%s)", id, relKeys[id]))
+		}
+		for _, sub := range u.Subordinates {
+			why = append(why, fmt.Sprintf("waiting for subordinate %s to be removed", sub))
+		}
+		switch {
+		case len(why) > 0:
+		case u.Life == string(life.Dead) && u.Principal != "":
+			why = append(why, fmt.Sprintf("dead; waiting for the agent of %s to remove it", u.Principal))
+		case u.Life == string(life.Dead):
+			why = append(why, fmt.Sprintf("dead; waiting for the agent of machine %s to remove it", u.MachineId))
+		default:
+			why = append(why, "waiting for its agent to set it dead")
+		}
+		b.Units[u.Name] = why
+	}
+	for _, app := range snap.Applications {
+		if app.Life == string(life.Alive) {
+			continue
+		}
+		var why []string
+		if units := appUnits[app.Name]; len(units) > 0 {
+			why = append(why, fmt.Sprintf("waiting for %s to be removed: %s", plural(len(units), "unit", "units"), nameList(units)))
+		}
+		for _, rel := range snap.Relations {
+			if own, _ := relationSides(rel, app.Name); own != nil {
+				why = append(why, fmt.Sprintf("waiting for relation %d (%s) to be removed", rel.Id, rel.Key))
+			}
+		}
+		b.Applications[app.Name] = why
+	}
+	for _, rel := range snap.Relations {
+		if rel.Life == string(life.Alive) {
+			continue
+		}
+		units := b.ScopeUnits[rel.Id]
+		b.Relations[rel.Id] = []string{fmt.Sprintf("waiting for %s to leave its scope: %s",
+			plural(len(units), "unit", "units"), nameList(units))}
+	}
+	for _, m := range snap.Machines {
+		if m.Life == string(life.Alive) {
+			continue
+		}
+		var why []string
+		if units := machineUnits[m.Id]; len(units) > 0 {
+			why = append(why, fmt.Sprintf("waiting for %s to be removed: %s", plural(len(units), "unit", "units"), nameList(units)))
+		}
+		switch {
+		case len(why) > 0:
+		case m.Life == string(life.Dead) && m.InstanceId != "":
+			why = append(why, fmt.Sprintf("dead; waiting for the provisioner to release instance %s", m.InstanceId))
+		case m.InstanceId == "":
+			why = append(why, "waiting for the provisioner to remove it")
+		default:
+			why = append(why, "waiting for its agent to set it dead")
+		}
+		b.Machines[m.Id] = why
+	}
+	return b
+}

@@ -1,0 +1,159 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/core/life"
+)
+
+// The force operations do, for an agent that is not making progress, what the agent would have
+// done (L-F1): each step is its own ordinary transaction (L-G4), so every count and reference
+// stays as right as when agents do the work.
+
+// ForceRemoveUnit removes a unit whatever its agent does: sets it dying, force-removes its
+// subordinates, leaves its scopes (which may remove relations and applications, L-R4), sets it
+// dead and removes it (L-U3). A unit already gone is not an error.
+func (s *State) ForceRemoveUnit(ctx context.Context, uuid, name string, forceAfter int64) error {
+	u, err := s.Unit(ctx, uuid, name)
+	if errors.Is(err, apierr.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if u.Life == string(life.Alive) {
+		if err := s.run(ctx, fmt.Sprintf("cannot destroy unit %q", name), func(ctx context.Context, r *reader) (*writes, error) {
+			u, err := r.unit(ctx, uuid, name)
+			if err != nil || u.Life != string(life.Alive) {
+				return nil, err
+			}
+			w := &writes{}
+			return w, r.setUnitDying(ctx, w, uuid, u, forceAfter)
+		}); err != nil {
+			return ignoreNotFound(err)
+		}
+	}
+	for _, sub := range u.Subordinates {
+		if err := s.ForceRemoveUnit(ctx, uuid, sub, forceAfter); err != nil {
+			return err
+		}
+	}
+	for _, rel := range u.Scopes {
+		if err := s.LeaveScope(ctx, uuid, rel, name); err != nil {
+			return ignoreNotFound(err)
+		}
+	}
+	if _, err := s.EnsureUnitDead(ctx, uuid, name); err != nil {
+		return ignoreNotFound(err)
+	}
+	return s.RemoveUnit(ctx, uuid, name)
+}
+
+// ForceRemoveMachine removes a machine's units, then sets it dead; the provisioner releases its
+// instance and removes it (L-M3).
+func (s *State) ForceRemoveMachine(ctx context.Context, uuid, id string, forceAfter int64) error {
+	units, err := s.machineUnits(ctx, uuid, id)
+	if err != nil {
+		return err
+	}
+	for _, u := range units {
+		if err := s.ForceRemoveUnit(ctx, uuid, u, forceAfter); err != nil {
+			return err
+		}
+	}
+	_, err = s.EnsureMachineDead(ctx, uuid, id)
+	return ignoreNotFound(err)
+}
+
+// DestroyMachineUnits sets a forced machine's units dying with its deadline, one transaction
+// each, so their agents get the grace period to leave cleanly.
+func (s *State) DestroyMachineUnits(ctx context.Context, uuid, id string, forceAfter int64) error {
+	units, err := s.machineUnits(ctx, uuid, id)
+	if err != nil {
+		return err
+	}
+	for _, u := range units {
+		if _, err := s.DestroyUnit(ctx, uuid, u, DestroyOptions{ForceAfter: forceAfter}); err != nil {
+			return ignoreNotFound(err)
+		}
+	}
+	return nil
+}
+
+// ForceRemoveApplicationUnits force-removes every unit of a forced, dying application; the last
+// one out removes the application (L-U3, L-A3).
+func (s *State) ForceRemoveApplicationUnits(ctx context.Context, uuid, app string, forceAfter int64) error {
+	units, err := s.applicationUnitNames(ctx, uuid, app)
+	if err != nil {
+		return err
+	}
+	for _, u := range units {
+		unit, err := s.Unit(ctx, uuid, u)
+		if err != nil {
+			if errors.Is(err, apierr.NotFound) {
+				continue
+			}
+			return err
+		}
+		if unit.Principal != "" {
+			// A subordinate goes through its principal's agent, or is forced with it; on its
+			// own it leaves its scopes and is removed here.
+			if err := s.forceRemoveSubordinate(ctx, uuid, u, forceAfter); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.ForceRemoveUnit(ctx, uuid, u, forceAfter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *State) forceRemoveSubordinate(ctx context.Context, uuid, name string, forceAfter int64) error {
+	if _, err := s.SetUnitDying(ctx, uuid, name); err != nil {
+		return ignoreNotFound(err)
+	}
+	return s.ForceRemoveUnit(ctx, uuid, name, forceAfter)
+}
+
+// ForceLeaveRelation takes every unit out of a forced, dying relation's scope; the last one out
+// removes it (L-R4).
+func (s *State) ForceLeaveRelation(ctx context.Context, uuid string, relID int64) error {
+	units, err := s.ScopeUnits(ctx, uuid, relID)
+	if err != nil {
+		return err
+	}
+	for _, u := range units {
+		if err := s.LeaveScope(ctx, uuid, relID, u); err != nil {
+			return ignoreNotFound(err)
+		}
+	}
+	return nil
+}
+
+func (s *State) machineUnits(ctx context.Context, uuid, id string) ([]string, error) {
+	prefix := machineUnitsPrefix(uuid, id)
+	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return nil, fmt.Errorf("listing units of machine %s: %w", id, err)
+	}
+	out := make([]string, 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out = append(out, string(kv.Key)[len(prefix):])
+	}
+	return out, nil
+}
+
+// ignoreNotFound: something else finished the job first.
+func ignoreNotFound(err error) error {
+	if errors.Is(err, apierr.NotFound) {
+		return nil
+	}
+	return err
+}
