@@ -23,8 +23,11 @@ import (
 	"github.com/jujuclone/juju/cmd/juju/controller"
 	"github.com/jujuclone/juju/cmd/juju/machine"
 	"github.com/jujuclone/juju/cmd/juju/model"
+	"github.com/jujuclone/juju/cmd/juju/relation"
 	"github.com/jujuclone/juju/cmd/juju/status"
+	"github.com/jujuclone/juju/cmd/juju/unit"
 	versioncmd "github.com/jujuclone/juju/cmd/juju/version"
+	"github.com/jujuclone/juju/cmd/juju/waitfor"
 	"github.com/jujuclone/juju/core/version"
 	"github.com/jujuclone/juju/output"
 )
@@ -81,7 +84,16 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 		application.NewCmdConstraints(f, nil),
 		application.NewCmdSetConstraints(f, nil),
 		machine.NewCmdAdd(f, nil),
+		relation.NewCmdIntegrate(f, nil),
+		relation.NewCmdRemove(f, nil),
+		unit.NewCmdRemove(f, nil),
+		application.NewCmdRemove(f, nil),
+		machine.NewCmdRemove(f, nil),
 		status.NewCmdStatus(f, nil),
+		unit.NewCmdShow(f, nil),
+		application.NewCmdShow(f, nil),
+		machine.NewCmdShow(f, nil),
+		waitfor.NewCmdWaitFor(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)

@@ -27,13 +27,14 @@ type statusOptions struct {
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
 	Now          func() time.Time
 
-	Model    string
-	Patterns []string
-	Format   output.Format
-	Output   string
-	UTC      bool
-	Color    bool
-	NoColor  bool
+	Model     string
+	Patterns  []string
+	Format    output.Format
+	Output    string
+	UTC       bool
+	Color     bool
+	NoColor   bool
+	Relations bool
 }
 
 // NewCmdStatus returns "juju status [<selector>...]": report the model's machines,
@@ -51,8 +52,15 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*statusOptions) error) *cobra.Co
 		Long: `Report the status of the model. Selectors narrow it to applications, units or machines
 by name, with "*" wildcards (juju status 'mysql*' wordpress/0 1); a unit brings its machine.
 
+--relations (or --integrations) adds the Integration section to the tabular output; json and
+yaml always list each application's relations.
+
+An entity that is not alive shows its life and what its removal waits for in the Message
+column ("dying: waiting for 2 units to be removed"); json and yaml show it as life,
+removal-blocked-by and, once a forced removal is scheduled, forced-removal-at.
+
 --format json and yaml are a stable interface for scripts.`,
-		Example: "  juju status\n  juju status mysql --format yaml\n  juju status --format json -o status.json",
+		Example: "  juju status\n  juju status --relations\n  juju status mysql --format yaml\n  juju status --format json -o status.json",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Color && opts.NoColor {
@@ -70,11 +78,16 @@ by name, with "*" wildcards (juju status 'mysql*' wordpress/0 1); a unit brings 
 	cmd.Flags().BoolVar(&opts.UTC, "utc", false, "Display times in UTC")
 	cmd.Flags().BoolVar(&opts.Color, "color", false, "Use ANSI colour codes in tabular output, even when not on a terminal")
 	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "Disable ANSI colour codes in tabular output")
+	cmd.Flags().BoolVar(&opts.Relations, "relations", false, "Show 'relations' section in tabular output")
+	cmd.Flags().BoolVar(&opts.Relations, "integrations", false, "Show 'integrations' section in tabular output")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
+	if opts.Relations && opts.Format != output.Tabular {
+		fmt.Fprintln(opts.IO.ErrOut, "provided relations option is always enabled in non tabular formats")
+	}
 	model, err := opts.ResolveModel(ctx)
 	if err != nil {
 		return err
@@ -89,7 +102,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	}
 	streams := *opts.IO
 	streams.Color = opts.Color || (opts.IO.Color && !opts.NoColor && opts.Output == "")
-	view := NewView(fs, model.Controller, opts.Now(), opts.UTC).WithColor(&streams)
+	view := NewView(fs, model.Controller, opts.Now(), opts.UTC).WithColor(&streams).WithRelations(opts.Relations)
 	if err := output.WriteFile(opts.Output, opts.Format, view, &streams); err != nil {
 		return err
 	}

@@ -40,6 +40,16 @@ func TestNewCmdStatus(t *testing.T) {
 				t.Errorf("opts = %+v", o)
 			}
 		}},
+		{args: "--relations", check: func(t *testing.T, o *statusOptions) {
+			if !o.Relations {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "--integrations", check: func(t *testing.T, o *statusOptions) {
+			if !o.Relations {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
 		{args: "--color --no-color", wantErr: "cannot mix --no-color and --color"},
 		{args: "--format xml", wantErr: `invalid value "xml" for --format: expected one of json, tabular, yaml`},
 	}
@@ -137,6 +147,38 @@ func TestStatusRun(t *testing.T) {
 			}
 			golden.Assert(t, out, "status-command/one-app."+string(f)+".golden")
 		})
+	}
+}
+
+func TestStatusRunRelations(t *testing.T) {
+	withRelation := func() *jujupb.FullStatusResponse {
+		fs := oneApp()
+		fs.Relations = []*jujupb.RelationStatus{{
+			Id: 0, Key: "mysql:cluster", Life: "alive", Interface: "mysql-peers", Scope: "global",
+			Endpoints: []*jujupb.RelationEndpoint{{Application: "mysql", Name: "cluster", Role: "peer", Interface: "mysql-peers"}},
+		}}
+		return fs
+	}
+	out, errOut, err := runStatus(t, &fakeStatus{resp: withRelation()}, &statusOptions{Relations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errOut != "" {
+		t.Errorf("stderr = %q", errOut)
+	}
+	golden.Assert(t, out, "status-command/one-app-relations.tabular.golden")
+
+	for _, f := range []output.Format{output.JSON, output.YAML} {
+		out, errOut, err := runStatus(t, &fakeStatus{resp: withRelation()}, &statusOptions{Format: f, Relations: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errOut != "provided relations option is always enabled in non tabular formats\n" {
+			t.Errorf("%s: stderr = %q", f, errOut)
+		}
+		if !strings.Contains(out, "related-application") {
+			t.Errorf("%s: no relations in %s", f, out)
+		}
 	}
 }
 

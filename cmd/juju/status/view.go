@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"maps"
 	"net"
 	"regexp"
@@ -22,7 +23,10 @@ type View struct {
 	Applications map[string]*ApplicationView `json:"applications" yaml:"applications"`
 	Controller   ControllerView              `json:"controller" yaml:"controller"`
 
-	streams *output.Streams
+	// relations feed the Integration section; JSON and YAML show them per application.
+	relations     []relationRow
+	showRelations bool
+	streams       *output.Streams
 }
 
 // ModelView is the model section.
@@ -52,7 +56,10 @@ type BaseView struct {
 
 // MachineView is one machine; its containers nest under it.
 type MachineView struct {
-	JujuStatus    StatusView              `json:"juju-status" yaml:"juju-status"`
+	JujuStatus StatusView `json:"juju-status" yaml:"juju-status"`
+
+	Removal `yaml:",inline"`
+
 	Hostname      string                  `json:"hostname,omitempty" yaml:"hostname,omitempty"`
 	DNSName       string                  `json:"dns-name,omitempty" yaml:"dns-name,omitempty"`
 	IPAddresses   []string                `json:"ip-addresses,omitempty" yaml:"ip-addresses,omitempty"`
@@ -64,18 +71,28 @@ type MachineView struct {
 	Hardware      string                  `json:"hardware,omitempty" yaml:"hardware,omitempty"`
 }
 
+// Removal says why an entity that is not alive is not gone yet: what it waits for, and when a
+// forced removal takes over (RFC 3339). Both are empty for an alive entity.
+type Removal struct {
+	RemovalBlockedBy []string `json:"removal-blocked-by,omitempty" yaml:"removal-blocked-by,omitempty"`
+	ForcedRemovalAt  string   `json:"forced-removal-at,omitempty" yaml:"forced-removal-at,omitempty"`
+}
+
 // ApplicationView is one application. Units of a subordinate application appear under their
 // principals' units, so a subordinate application has no units of its own here.
 type ApplicationView struct {
-	Charm             string               `json:"charm" yaml:"charm"`
-	Base              *BaseView            `json:"base,omitempty" yaml:"base,omitempty"`
-	CharmOrigin       string               `json:"charm-origin" yaml:"charm-origin"`
-	CharmName         string               `json:"charm-name" yaml:"charm-name"`
-	CharmRev          int                  `json:"charm-rev" yaml:"charm-rev"`
-	Exposed           bool                 `json:"exposed" yaml:"exposed"`
-	Life              string               `json:"life,omitempty" yaml:"life,omitempty"`
+	Charm       string    `json:"charm" yaml:"charm"`
+	Base        *BaseView `json:"base,omitempty" yaml:"base,omitempty"`
+	CharmOrigin string    `json:"charm-origin" yaml:"charm-origin"`
+	CharmName   string    `json:"charm-name" yaml:"charm-name"`
+	CharmRev    int       `json:"charm-rev" yaml:"charm-rev"`
+	Exposed     bool      `json:"exposed" yaml:"exposed"`
+	Life        string    `json:"life,omitempty" yaml:"life,omitempty"`
+
+	Removal `yaml:",inline"`
+
 	ApplicationStatus StatusView           `json:"application-status" yaml:"application-status"`
-	Relations         map[string][]string  `json:"relations,omitempty" yaml:"relations,omitempty"`
+	Relations         EndpointRelations    `json:"relations,omitempty" yaml:"relations,omitempty"`
 	SubordinateTo     []string             `json:"subordinate-to,omitempty" yaml:"subordinate-to,omitempty"`
 	Units             map[string]*UnitView `json:"units,omitempty" yaml:"units,omitempty"`
 	Version           string               `json:"version,omitempty" yaml:"version,omitempty"`
@@ -87,13 +104,35 @@ type ApplicationView struct {
 
 // UnitView is one unit; subordinate units nest under their principal.
 type UnitView struct {
-	WorkloadStatus StatusView           `json:"workload-status" yaml:"workload-status"`
-	JujuStatus     StatusView           `json:"juju-status" yaml:"juju-status"`
-	Leader         bool                 `json:"leader,omitempty" yaml:"leader,omitempty"`
-	Machine        string               `json:"machine,omitempty" yaml:"machine,omitempty"`
-	OpenPorts      []string             `json:"open-ports,omitempty" yaml:"open-ports,omitempty"`
-	PublicAddress  string               `json:"public-address,omitempty" yaml:"public-address,omitempty"`
-	Subordinates   map[string]*UnitView `json:"subordinates,omitempty" yaml:"subordinates,omitempty"`
+	WorkloadStatus StatusView `json:"workload-status" yaml:"workload-status"`
+	JujuStatus     StatusView `json:"juju-status" yaml:"juju-status"`
+
+	Removal `yaml:",inline"`
+
+	Leader        bool                 `json:"leader,omitempty" yaml:"leader,omitempty"`
+	Machine       string               `json:"machine,omitempty" yaml:"machine,omitempty"`
+	OpenPorts     []string             `json:"open-ports,omitempty" yaml:"open-ports,omitempty"`
+	PublicAddress string               `json:"public-address,omitempty" yaml:"public-address,omitempty"`
+	Subordinates  map[string]*UnitView `json:"subordinates,omitempty" yaml:"subordinates,omitempty"`
+}
+
+// EndpointRelations maps an application's endpoints to what they are related to (Juju 3 shape).
+type EndpointRelations map[string][]RelatedApplicationView
+
+// RelatedApplicationView is one relation of an endpoint, seen from its application: a peer
+// relation names the application itself. Life and RemovalBlockedBy are set only while the
+// relation is not alive.
+type RelatedApplicationView struct {
+	RelatedApplication string   `json:"related-application" yaml:"related-application"`
+	Interface          string   `json:"interface" yaml:"interface"`
+	Scope              string   `json:"scope" yaml:"scope"`
+	Life               string   `json:"life,omitempty" yaml:"life,omitempty"`
+	RemovalBlockedBy   []string `json:"removal-blocked-by,omitempty" yaml:"removal-blocked-by,omitempty"`
+}
+
+// relationRow is one row of the Integration section.
+type relationRow struct {
+	provider, requirer, iface, kind, message string
 }
 
 // ControllerView is the controller section.
@@ -114,20 +153,14 @@ const (
 // server's is used when empty); the timestamp is the controller time of fs, or now when fs has none;
 // times are shown in UTC when utc is set, else in local time.
 func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time, utc bool) *View {
-	inZone := func(t time.Time) time.Time {
-		if utc {
-			return t.UTC()
-		}
-		return t.Local()
-	}
 	since := func(ns int64) string {
 		if ns == 0 {
 			return ""
 		}
-		return inZone(time.Unix(0, ns)).Format(sinceLayout)
+		return inZone(time.Unix(0, ns), utc).Format(sinceLayout)
 	}
 	status := func(si *jujupb.StatusInfo, life string) StatusView {
-		return StatusView{Current: si.GetStatus(), Message: si.GetMessage(), Since: since(si.GetSince()), Life: notAlive(life)}
+		return StatusView{Current: si.GetStatus(), Message: si.GetMessage(), Since: since(si.GetSince()), Life: NotAlive(life)}
 	}
 
 	m := fs.GetModel()
@@ -150,7 +183,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 		},
 		Machines:     map[string]*MachineView{},
 		Applications: map[string]*ApplicationView{},
-		Controller:   ControllerView{Timestamp: inZone(ts).Format(timestampLayout)},
+		Controller:   ControllerView{Timestamp: inZone(ts, utc).Format(timestampLayout)},
 	}
 
 	machines := map[string]*MachineView{}
@@ -164,6 +197,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			Base:          baseView(pm.GetBase()),
 			Constraints:   pm.GetConstraints(),
 			Hardware:      pm.GetHardware(),
+			Removal:       NewRemoval(pm.GetBlockedBy(), pm.GetForceAfter(), utc),
 		}
 		if mv.InstanceID == "" {
 			mv.InstanceID = "pending" // not provisioned yet, as Juju shows it
@@ -200,6 +234,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 				Leader:         pu.GetLeader(),
 				OpenPorts:      sortedCopy(pu.GetOpenPorts()),
 				PublicAddress:  pu.GetPublicAddress(),
+				Removal:        NewRemoval(pu.GetBlockedBy(), pu.GetForceAfter(), utc),
 			}
 			if pu.GetPrincipal() == "" {
 				uv.Machine = pu.GetMachine()
@@ -208,6 +243,8 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 		}
 	}
 
+	v.relations = relationRows(fs.GetRelations())
+	related := relatedApplications(fs.GetRelations())
 	for _, pa := range fs.GetApplications() {
 		av := &ApplicationView{
 			Charm:             charmRef(pa),
@@ -216,18 +253,14 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			CharmName:         pa.GetCharmName(),
 			CharmRev:          int(pa.GetCharmRev()),
 			Exposed:           pa.GetExposed(),
-			Life:              notAlive(pa.GetLife()),
+			Life:              NotAlive(pa.GetLife()),
+			Removal:           NewRemoval(pa.GetBlockedBy(), pa.GetForceAfter(), utc),
 			ApplicationStatus: status(pa.GetStatus(), ""),
+			Relations:         related[pa.GetName()],
 			Version:           pa.GetWorkloadVersion(),
 		}
 		if av.ApplicationStatus.Current == "" {
 			av.ApplicationStatus = status(derivedStatus(pa.GetUnits()), "")
-		}
-		for _, r := range pa.GetRelations() {
-			if av.Relations == nil {
-				av.Relations = map[string][]string{}
-			}
-			av.Relations[r.GetEndpoint()] = sortedCopy(r.GetApplications())
 		}
 		av.SubordinateTo = sortedCopy(pa.GetSubordinateTo())
 		for _, pu := range pa.GetUnits() {
@@ -258,6 +291,115 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 	return v
 }
 
+// NewRemoval is the removal state of an entity: blockedBy as the server gave it, and forceAfter
+// (Unix nanoseconds, 0 when not forced) as an RFC 3339 time, in UTC when utc is set.
+func NewRemoval(blockedBy []string, forceAfter int64, utc bool) Removal {
+	r := Removal{RemovalBlockedBy: cloneOrNil(blockedBy)}
+	if forceAfter != 0 {
+		r.ForcedRemovalAt = inZone(time.Unix(0, forceAfter), utc).Format(time.RFC3339)
+	}
+	return r
+}
+
+// ApplicationRelations is the relations field of application app: each of its endpoints with
+// what rels relate it to. It is nil when app has no relation.
+func ApplicationRelations(rels []*jujupb.RelationStatus, app string) EndpointRelations {
+	return relatedApplications(rels)[app]
+}
+
+// relatedApplications builds the relations field of every application in rels.
+func relatedApplications(rels []*jujupb.RelationStatus) map[string]EndpointRelations {
+	byApp := map[string]EndpointRelations{}
+	for _, r := range rels {
+		eps := r.GetEndpoints()
+		for _, ep := range eps {
+			app := ep.GetApplication()
+			add := func(related string) {
+				if byApp[app] == nil {
+					byApp[app] = EndpointRelations{}
+				}
+				byApp[app][ep.GetName()] = append(byApp[app][ep.GetName()], RelatedApplicationView{
+					RelatedApplication: related,
+					Interface:          cmp.Or(ep.GetInterface(), r.GetInterface()),
+					Scope:              cmp.Or(r.GetScope(), ep.GetScope(), "global"),
+					Life:               NotAlive(r.GetLife()),
+					RemovalBlockedBy:   cloneOrNil(r.GetBlockedBy()),
+				})
+			}
+			if len(eps) == 1 {
+				add(app) // a peer relation
+				continue
+			}
+			for _, other := range eps {
+				if other != ep {
+					add(other.GetApplication())
+				}
+			}
+		}
+	}
+	for _, eps := range byApp {
+		for _, list := range eps {
+			slices.SortStableFunc(list, func(a, b RelatedApplicationView) int {
+				return cmp.Or(naturalCmp(a.RelatedApplication, b.RelatedApplication), strings.Compare(a.Interface, b.Interface))
+			})
+		}
+	}
+	return byApp
+}
+
+// relationRows are the Integration section's rows, sorted by provider then requirer.
+func relationRows(rels []*jujupb.RelationStatus) []relationRow {
+	rows := make([]relationRow, 0, len(rels))
+	for _, r := range rels {
+		eps := r.GetEndpoints()
+		if len(eps) == 0 {
+			continue
+		}
+		var provider, requirer string
+		iface := r.GetInterface()
+		for _, ep := range eps {
+			name := ep.GetApplication() + ":" + ep.GetName()
+			switch ep.GetRole() {
+			case "provider":
+				provider = name
+			case "requirer":
+				requirer = name
+			case "peer":
+				provider, requirer = name, name
+			}
+			iface = cmp.Or(iface, ep.GetInterface())
+		}
+		// Endpoints without the expected roles: first is the provider, last the requirer.
+		last := eps[len(eps)-1]
+		provider = cmp.Or(provider, eps[0].GetApplication()+":"+eps[0].GetName())
+		requirer = cmp.Or(requirer, last.GetApplication()+":"+last.GetName())
+		kind := "regular"
+		switch {
+		case len(eps) == 1:
+			kind = "peer"
+		case r.GetScope() == "container":
+			kind = "subordinate"
+		}
+		rows = append(rows, relationRow{
+			provider: provider,
+			requirer: requirer,
+			iface:    iface,
+			kind:     kind,
+			message:  removalMessage(NotAlive(r.GetLife()), r.GetBlockedBy()),
+		})
+	}
+	slices.SortStableFunc(rows, func(a, b relationRow) int {
+		return cmp.Or(naturalCmp(a.provider, b.provider), naturalCmp(a.requirer, b.requirer))
+	})
+	return rows
+}
+
+// WithRelations makes Table include the Integration section (juju status --relations).
+func (v *View) WithRelations(show bool) *View {
+	v.showRelations = show
+	return v
+}
+
 // WithColor makes Table colour statuses when s has colour enabled.
 func (v *View) WithColor(s *output.Streams) *View {
 	v.streams = s
@@ -269,9 +411,14 @@ func (v *View) Empty() bool {
 	return len(v.Machines) == 0 && len(v.Applications) == 0
 }
 
-// Table returns the Model, App, Unit and Machine sections; sections without rows are left out.
+// Table returns the Model, App, Unit and Machine sections, and the Integration section when
+// asked for (WithRelations); sections without rows are left out.
 func (v *View) Table() []output.Table {
-	return []output.Table{v.modelTable(), v.appTable(), v.unitTable(), v.machineTable()}
+	tables := []output.Table{v.modelTable(), v.appTable(), v.unitTable(), v.MachineTable()}
+	if v.showRelations {
+		tables = append(tables, v.relationTable())
+	}
+	return tables
 }
 
 func (v *View) modelTable() output.Table {
@@ -307,6 +454,10 @@ func (v *View) appTable() output.Table {
 			exposed = output.Paint(v.streams, output.Green, "yes")
 		}
 		st := a.ApplicationStatus.Current
+		msg := truncate(a.ApplicationStatus.Message, maxMessageLen)
+		if a.Life != "" {
+			msg = removalMessage(a.Life, a.RemovalBlockedBy)
+		}
 		t.Rows = append(t.Rows, []string{
 			name,
 			truncate(firstLine(a.Version), maxVersionLen),
@@ -316,7 +467,7 @@ func (v *View) appTable() output.Table {
 			"", // charm channel: local charms have none
 			strconv.Itoa(a.CharmRev),
 			exposed,
-			truncate(a.ApplicationStatus.Message, maxMessageLen),
+			msg,
 		})
 	}
 	return t
@@ -355,7 +506,9 @@ func (v *View) unitTable() output.Table {
 	return t
 }
 
-func (v *View) machineTable() output.Table {
+// MachineTable is the Machine section: every machine and container, naturally sorted; it has no
+// rows on a k8s model.
+func (v *View) MachineTable() output.Table {
 	t := output.Table{Header: []string{"Machine", "State", "Address", "Inst id", "Base", "AZ", "Message"}}
 	if v.Model.Type == "caas" {
 		return t
@@ -376,12 +529,15 @@ func (v *View) machineTable() output.Table {
 		if st == "error" && m.JujuStatus.Message != "" {
 			msg = m.JujuStatus.Message
 		}
+		if m.JujuStatus.Life != "" {
+			msg = removalMessage(m.JujuStatus.Life, m.RemovalBlockedBy)
+		}
 		t.Rows = append(t.Rows, []string{
 			id,
 			output.Colorize(v.streams, st, st),
 			m.DNSName,
 			m.InstanceID,
-			displayBase(m.Base),
+			DisplayBase(m.Base),
 			availabilityZone(m.Hardware),
 			msg,
 		})
@@ -389,9 +545,47 @@ func (v *View) machineTable() output.Table {
 	return t
 }
 
-// unitMessage is the Message cell: the workload message, prefixed by what the agent is running, or
-// the agent's message while it is allocating and the workload has none.
+func (v *View) relationTable() output.Table {
+	t := output.Table{Header: []string{"Integration provider", "Requirer", "Interface", "Type", "Message"}}
+	for _, r := range v.relations {
+		t.Rows = append(t.Rows, []string{r.provider, r.requirer, r.iface, r.kind, r.message})
+	}
+	return t
+}
+
+// Machine returns the machine or container with id, wherever it nests, or nil.
+func (v *View) Machine(id string) *MachineView {
+	var find func(ms map[string]*MachineView) *MachineView
+	find = func(ms map[string]*MachineView) *MachineView {
+		if m, ok := ms[id]; ok {
+			return m
+		}
+		for _, m := range ms {
+			if found := find(m.Containers); found != nil {
+				return found
+			}
+		}
+		return nil
+	}
+	return find(v.Machines)
+}
+
+// removalMessage is the Message cell of an entity that is not alive: its life, then what its
+// removal waits for. It is never cut: it is the one place the reason shows.
+func removalMessage(life string, blockedBy []string) string {
+	if life == "" || len(blockedBy) == 0 {
+		return life
+	}
+	return life + ": " + strings.Join(blockedBy, "; ")
+}
+
+// unitMessage is the Message cell: for a unit that is not alive, why it is not gone yet; else the
+// workload message, prefixed by what the agent is running, or the agent's message while it is
+// allocating and the workload has none.
 func unitMessage(u *UnitView) string {
+	if u.JujuStatus.Life != "" {
+		return removalMessage(u.JujuStatus.Life, u.RemovalBlockedBy)
+	}
 	msg := u.WorkloadStatus.Message
 	switch u.JujuStatus.Current {
 	case "allocating":
@@ -468,8 +662,8 @@ func baseView(b *jujupb.Base) *BaseView {
 	return &BaseView{Name: b.GetName(), Channel: strings.TrimSuffix(b.GetChannel(), "/stable")}
 }
 
-// displayBase is the Base column: os@track, without risk.
-func displayBase(b *BaseView) string {
+// DisplayBase is b as the Base column shows it: os@track, without risk ("ubuntu@22.04").
+func DisplayBase(b *BaseView) string {
 	if b == nil {
 		return ""
 	}
@@ -495,11 +689,20 @@ func availabilityZone(hardware string) string {
 	return ""
 }
 
-func notAlive(life string) string {
+// NotAlive is life as Juju shows it: "" for alive (and unknown), else the life.
+func NotAlive(life string) string {
 	if life == "alive" {
 		return ""
 	}
 	return life
+}
+
+// inZone is t in UTC when utc is set, else in local time.
+func inZone(t time.Time, utc bool) time.Time {
+	if utc {
+		return t.UTC()
+	}
+	return t.Local()
 }
 
 func firstLine(s string) string {
@@ -592,6 +795,14 @@ func naturalCmp(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// cloneOrNil returns a copy of s, or nil when empty.
+func cloneOrNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
 
 // sortedCopy returns s naturally sorted, or nil when empty.

@@ -111,9 +111,31 @@ func fullStatus() *jujupb.FullStatusResponse {
 				}},
 			},
 		},
+		Relations: []*jujupb.RelationStatus{
+			relation(1, "alive", "mysql", "",
+				&jujupb.RelationEndpoint{Application: "wordpress", Name: "db", Role: "requirer", Interface: "mysql", Scope: "global"},
+				&jujupb.RelationEndpoint{Application: "mysql", Name: "database", Role: "provider", Interface: "mysql", Scope: "global"}),
+			relation(2, "alive", "juju-info", "container",
+				&jujupb.RelationEndpoint{Application: "logging", Name: "juju-info", Role: "requirer", Interface: "juju-info", Scope: "container"},
+				&jujupb.RelationEndpoint{Application: "mysql", Name: "juju-info", Role: "provider", Interface: "juju-info", Scope: "global"}),
+			relation(0, "alive", "mysql-peers", "",
+				&jujupb.RelationEndpoint{Application: "mysql", Name: "cluster", Role: "peer", Interface: "mysql-peers", Scope: "global"}),
+		},
 		ControllerTime: controllerTime.UnixNano(),
 		Revision:       1234,
 	}
+}
+
+// relation is a relation between endpoints, with the key Juju gives it; scope "" is global.
+func relation(id int64, life, iface, scope string, eps ...*jujupb.RelationEndpoint) *jujupb.RelationStatus {
+	var keys []string
+	for _, ep := range eps {
+		keys = append(keys, ep.Application+":"+ep.Name)
+	}
+	if scope == "" {
+		scope = "global"
+	}
+	return &jujupb.RelationStatus{Id: id, Key: strings.Join(keys, " "), Life: life, Interface: iface, Scope: scope, Endpoints: eps}
 }
 
 func emptyStatus() *jujupb.FullStatusResponse {
@@ -250,16 +272,25 @@ func TestFormatPorts(t *testing.T) {
 func TestUnitMessage(t *testing.T) {
 	tests := []struct {
 		agent, agentMsg, workloadMsg, want string
+		life                               string
+		blockedBy                          []string
 	}{
-		{"allocating", "waiting for machine", "", "waiting for machine"},
-		{"allocating", "waiting for machine", "installing", "installing"},
-		{"executing", "running install hook", "installing charm software", "(install) installing charm software"},
-		{"executing", "running db-relation-changed hook for mysql/0", "", "(db-relation-changed)"},
-		{"executing", "running action backup", "busy", "(backup) busy"},
-		{"idle", "ignored", "ready", "ready"},
+		{"allocating", "waiting for machine", "", "waiting for machine", "", nil},
+		{"allocating", "waiting for machine", "installing", "installing", "", nil},
+		{"executing", "running install hook", "installing charm software", "(install) installing charm software", "", nil},
+		{"executing", "running db-relation-changed hook for mysql/0", "", "(db-relation-changed)", "", nil},
+		{"executing", "running action backup", "busy", "(backup) busy", "", nil},
+		{"idle", "ignored", "ready", "ready", "", nil},
+		{"idle", "", "ready", "dying", "dying", nil},
+		{"executing", "running stop hook", "stopping", "dying: leaving relation wordpress:db mysql:db",
+			"dying", []string{"leaving relation wordpress:db mysql:db"}},
 	}
 	for _, tt := range tests {
-		u := &UnitView{JujuStatus: StatusView{Current: tt.agent, Message: tt.agentMsg}, WorkloadStatus: StatusView{Message: tt.workloadMsg}}
+		u := &UnitView{
+			JujuStatus:     StatusView{Current: tt.agent, Message: tt.agentMsg, Life: tt.life},
+			WorkloadStatus: StatusView{Message: tt.workloadMsg},
+			Removal:        Removal{RemovalBlockedBy: tt.blockedBy},
+		}
 		if got := unitMessage(u); got != tt.want {
 			t.Errorf("unitMessage(%s %q, %q) = %q, want %q", tt.agent, tt.agentMsg, tt.workloadMsg, got, tt.want)
 		}
@@ -300,7 +331,7 @@ func TestContainersNestUnderHost(t *testing.T) {
 		t.Fatalf("machines = %v, containers of 0 = %v", v.Machines, v.Machines["0"].Containers)
 	}
 	var buf bytes.Buffer
-	if err := output.WriteTables(&buf, v.machineTable()); err != nil {
+	if err := output.WriteTables(&buf, v.MachineTable()); err != nil {
 		t.Fatal(err)
 	}
 	want := `Machine   State    Address  Inst id  Base  AZ      Message
