@@ -219,7 +219,7 @@ func (s *State) Remaining(ctx context.Context, uuid string) ([]string, error) {
 	}
 	for _, a := range snap.Applications {
 		if a.Life != string(life.Alive) {
-			out = append(out, "application "+a.Name+" "+a.Life)
+			out = append(out, fmt.Sprintf("application %s %s (units %d, relations %d)", a.Name, a.Life, a.UnitCount, a.RelationCount))
 		}
 	}
 	for _, u := range snap.Units {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -227,8 +228,13 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts DestroyOptions) (Removal, error) {
 	var res Removal
 	err := s.run(ctx, fmt.Sprintf("cannot destroy application %q", name), func(ctx context.Context, r *reader) (*writes, error) {
-		// Listed on every attempt: a relation added meanwhile changes the application document,
-		// which fails the commit and brings us back here.
+		app, err := r.application(ctx, uuid, name)
+		if err != nil {
+			return nil, err
+		}
+		// Listed after reading the application, on every attempt: every transaction that adds
+		// or removes one of its relations also writes the application document, so a change
+		// after this read fails the commit and brings us back here with a fresh list.
 		rels, err := s.Relations(ctx, uuid)
 		if err != nil {
 			return nil, err
@@ -238,10 +244,6 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 			return nil, err
 		}
 		res = Removal{Units: units}
-		app, err := r.application(ctx, uuid, name)
-		if err != nil {
-			return nil, err
-		}
 		w := &writes{}
 		if app.Life != string(life.Alive) {
 			res.Outcome = OutcomeNone
@@ -258,6 +260,11 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 				continue
 			}
 			rel, err := r.relation(ctx, uuid, listed.Id)
+			if errors.Is(err, apierr.NotFound) {
+				// Removed since the listing: that changed our application document too, so
+				// the commit fails and the next attempt lists afresh.
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
