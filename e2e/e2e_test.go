@@ -201,6 +201,8 @@ func TestOperatorJourney(t *testing.T) {
 		t.Errorf("yaml status:\n%s", y)
 	}
 
+	lifecycleJourney(t, e, s)
+
 	// A controller that is down: a clear error, fast, no hang.
 	info, err := os.ReadFile(filepath.Join(e.data, "controllers", "local", "jujud.pid"))
 	if err != nil {
@@ -223,4 +225,69 @@ func TestOperatorJourney(t *testing.T) {
 		t.Errorf("controller data dir left behind: %v", err)
 	}
 	e.fails(1, "No controllers registered", "status")
+}
+
+// lifecycleJourney relates and removes as an operator would (rules L-D5, L-D7, L-A1, L-M1),
+// waiting with wait-for, which follows the controller's watch.
+func lifecycleJourney(t *testing.T, e *env, s statusJSON) {
+	if r := e.ok("integrate", "wordpress", "mysql"); r.stdout != "" || r.stderr != "" {
+		t.Errorf("integrate printed %q %q", r.stdout, r.stderr)
+	}
+	r := e.juju("integrate", "mysql", "wordpress")
+	if r.code != 1 || !strings.Contains(r.stderr, "ERROR cannot add relation \"wordpress:db mysql:db\"\nrelation wordpress:db mysql:db already exists\n\nUse 'juju status --relations'") {
+		t.Errorf("duplicate integrate: %d %q", r.code, r.stderr)
+	}
+	e.ok("relate", "logging", "wordpress")
+	e.ok("wait-for", "unit", "logging/1", "--query", `agent-status=="idle"`, "--timeout", "30s")
+	tab := e.ok("status", "--relations").stdout
+	for _, want := range []string{"Integration provider", "mysql:db", "wordpress:db", "regular", "wordpress:juju-info", "logging:juju-info", "subordinate", "wordpress:cluster", "peer"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("status --relations lacks %q:\n%s", want, tab)
+		}
+	}
+
+	// Bad input: one line, the right code, nothing changed.
+	e.fails(1, `unit "logging/0" is a subordinate, to remove use remove-relation`, "remove-unit", "logging/0", "--no-prompt")
+	e.fails(2, `invalid unit name "mysql"`, "remove-unit", "mysql")
+	e.fails(2, "--no-wait without --force not valid", "remove-machine", "1", "--no-wait")
+	e.fails(2, "an integration must involve two applications", "integrate", "wordpress")
+	e.fails(2, `endpoint "wordpress:" not valid`, "integrate", "wordpress:", "mysql")
+	e.fails(1, "with itself", "integrate", "wordpress", "wordpress")
+	e.fails(1, `application "nope" not found`, "integrate", "wordpress", "nope")
+	e.fails(1, "relation 99 not found", "remove-relation", "99")
+	e.fails(2, `relation ID "x" not valid`, "remove-relation", "x")
+	e.fails(1, "removing application nope failed", "remove-application", "nope", "--no-prompt")
+	wpMachine := s.Applications["wordpress"].Units["wordpress/0"].Machine
+	e.fails(1, "removing machine failed: machine "+wpMachine+` has unit "wordpress/0" assigned`, "remove-machine", wpMachine, "--no-prompt")
+	e.fails(1, "timed out waiting for", "wait-for", "unit", "mysql/0", "--query", `workload-status=="active"`, "--timeout", "300ms")
+
+	// A dry run says what would go and changes nothing.
+	r = e.ok("remove-application", "wordpress", "--dry-run")
+	if r.stdout != "will remove application wordpress\n- will remove unit wordpress/0\n- will remove unit wordpress/1\n" {
+		t.Errorf("dry run: %q", r.stdout)
+	}
+	if _, ok := e.status().Applications["wordpress"]; !ok {
+		t.Fatal("dry run removed wordpress")
+	}
+
+	// Without a terminal there is no prompt; the application goes dying, its units leave the
+	// relations, their subordinates go, and the last one out takes the application.
+	r = e.ok("remove-application", "wordpress")
+	if !strings.HasPrefix(r.stdout, "will remove application wordpress\n") {
+		t.Errorf("remove-application printed %q", r.stdout)
+	}
+	r = e.ok("wait-for", "application", "wordpress", "--query", `life=="dead"`, "--timeout", "30s")
+	if !strings.Contains(r.stderr, "gone") {
+		t.Errorf("wait-for said %q", r.stderr)
+	}
+	after := e.status()
+	if _, ok := after.Applications["wordpress"]; ok || len(after.Applications["logging"].Units) != 0 || len(after.Applications["mysql"].Units) != 2 {
+		t.Errorf("after remove-application: %+v", after.Applications)
+	}
+	// The machines it leaves empty can go (L-M1 → L-M2 → L-M3).
+	e.ok("remove-machine", wpMachine, "--no-prompt")
+	e.ok("wait-for", "machine", wpMachine, "--query", `life=="dead"`, "--timeout", "30s")
+	if _, ok := e.status().Machines[wpMachine]; ok {
+		t.Errorf("machine %s still in status", wpMachine)
+	}
 }

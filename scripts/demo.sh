@@ -20,6 +20,9 @@ juju add-unit mysql
 juju deploy haproxy
 juju deploy logging
 juju add-machine --base ubuntu@22.04 --constraints cores=1
+juju integrate wordpress mysql
+juju integrate logging wordpress
+juju integrate haproxy:reverseproxy wordpress
 { set +x; } 2>/dev/null
 
 echo "Waiting for units to be idle..." >&2
@@ -29,10 +32,12 @@ for _ in $(seq 1 300); do
   fi
   sleep 0.1
 done
-juju status
+juju status --relations
 cat >&2 <<MSG
 
 The controller is still running. Try:
   JUJU_DATA=$JUJU_DATA bin/juju status --format yaml
+  JUJU_DATA=$JUJU_DATA bin/juju remove-application wordpress --dry-run
+  JUJU_DATA=$JUJU_DATA bin/juju show-unit mysql/0
   JUJU_DATA=$JUJU_DATA bin/juju kill-controller local --no-prompt
 MSG

@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -477,5 +478,75 @@ func TestForceRemoveUnit_LF1(t *testing.T) {
 	logging, _ := st.Application(ctx, uuid, "logging")
 	if mysql.RelationCount != 1 || logging.RelationCount != 0 || logging.UnitCount != 0 {
 		t.Fatalf("counts: mysql %v, logging %v", mysql, logging)
+	}
+}
+
+// L-F2: whatever is not alive says what it waits for.
+func TestBlockersExplainWhatIsStuck_LF2(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	deploy(t, uuid, "wordpress", wordpressMeta, "")
+	deploy(t, uuid, "mysql", mysqlMeta, "")
+	deploy(t, uuid, "logging", loggingMeta, "")
+	w := addUnits(t, uuid, "wordpress", 1)
+	m := addUnits(t, uuid, "mysql", 1)
+	rel, _ := st.Integrate(ctx, uuid, spec("wordpress"), spec("mysql"))
+	sub, _ := st.Integrate(ctx, uuid, spec("wordpress"), spec("logging"))
+	enter(t, uuid, rel.Id, w[0], m[0])
+	enter(t, uuid, sub.Id, w[0])
+	if _, err := st.DestroyApplication(ctx, uuid, "wordpress", state.DestroyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetUnitDying(ctx, uuid, w[0]); err != nil {
+		t.Fatal(err)
+	}
+	wm, _ := st.Unit(ctx, uuid, w[0])
+	if _, err := st.DestroyMachine(ctx, uuid, wm.MachineId, state.DestroyOptions{ForceAfter: 1}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Snapshot(ctx, uuid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := snap.Blockers()
+	want := map[string][]string{
+		"unit wordpress/0": {
+			`still in relation ` + itoa(rel.Id) + ` (wordpress:db mysql:db)`,
+			`still in relation ` + itoa(sub.Id) + ` (logging:juju-info wordpress:juju-info)`,
+			`waiting for subordinate logging/0 to be removed`,
+		},
+		"unit logging/0":        {"waiting for its agent to set it dead"},
+		"application wordpress": {"waiting for 1 unit to be removed: wordpress/0", "waiting for relation " + itoa(rel.Id) + " (wordpress:db mysql:db) to be removed", "waiting for relation " + itoa(sub.Id) + " (logging:juju-info wordpress:juju-info) to be removed"},
+		"relation":              {"waiting for 2 units to leave its scope: mysql/0, wordpress/0"},
+		"machine":               {"waiting for 1 unit to be removed: wordpress/0"},
+	}
+	got := map[string][]string{
+		"unit wordpress/0": b.Units["wordpress/0"], "unit logging/0": b.Units["logging/0"],
+		"application wordpress": b.Applications["wordpress"], "relation": b.Relations[rel.Id], "machine": b.Machines[wm.MachineId],
+	}
+	for k, v := range want {
+		if strings.Join(got[k], "|") != strings.Join(v, "|") {
+			t.Errorf("%s:\n got %q\nwant %q", k, got[k], v)
+		}
+	}
+	if len(b.Units["mysql/0"]) != 0 || len(b.Applications["mysql"]) != 0 {
+		t.Errorf("alive entities have blockers: %v %v", b.Units["mysql/0"], b.Applications["mysql"])
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The leader's removal hands leadership to the next alive unit.
+func TestRemovingTheLeaderPicksAnother(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	deploy(t, uuid, "wordpress", wordpressMeta, "")
+	units := addUnits(t, uuid, "wordpress", 3)
+	if _, err := st.DestroyUnit(ctx, uuid, units[0], state.DestroyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unitGoes(t, uuid, units[0])
+	if app, _ := st.Application(ctx, uuid, "wordpress"); app.Leader != units[1] {
+		t.Fatalf("leader = %q", app.Leader)
 	}
 }

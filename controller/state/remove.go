@@ -213,7 +213,11 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 	if app.Life == string(life.Alive) || app.UnitCount >= 2 || app.RelationCount >= 1 {
 		app.UnitCount--
 		if app.Leader == u.Name {
-			app.Leader = ""
+			leader, err := r.nextLeader(ctx, uuid, app.Name, u.Name)
+			if err != nil {
+				return err
+			}
+			app.Leader = leader
 		}
 		w.put(applicationKey(uuid, app.Name), app)
 		return nil
@@ -455,4 +459,36 @@ func naturalCmp(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+const maxLeaderCandidates = 8
+
+// nextLeader picks the lowest-numbered alive unit other than the one leaving to lead the
+// application (until leadership leases come with the hook runner); the pick is read through r,
+// so the commit fails if it changes meanwhile.
+func (r *reader) nextLeader(ctx context.Context, uuid, app, leaving string) (string, error) {
+	units, err := r.s.applicationUnitNames(ctx, uuid, app)
+	if err != nil {
+		return "", err
+	}
+	tried := 0
+	for _, name := range units {
+		if name == leaving {
+			continue
+		}
+		// A bounded look: an application whose first units are all going (a removal in
+		// progress) gets no new leader rather than a transaction that grows with it (L-G4).
+		if tried++; tried > maxLeaderCandidates {
+			break
+		}
+		u := &storepb.Unit{}
+		found, err := r.get(ctx, unitKey(uuid, name), u)
+		if err != nil {
+			return "", err
+		}
+		if found && u.Life == string(life.Alive) {
+			return name, nil
+		}
+	}
+	return "", nil
 }
