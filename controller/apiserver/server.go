@@ -49,7 +49,11 @@ func New(cfg Config) *grpc.Server {
 		grpc.ChainStreamInterceptor(auth.stream),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	)
-	b := &service{st: cfg.State, cfg: cfg}
+	hubCtx := cfg.Context
+	if hubCtx == nil {
+		hubCtx = context.Background()
+	}
+	b := &service{st: cfg.State, cfg: cfg, hub: cfg.State.NewHub(hubCtx)}
 	pb.RegisterControllerServiceServer(srv, &controllerServer{service: b})
 	pb.RegisterApplicationServiceServer(srv, &applicationServer{service: b})
 	pb.RegisterMachineServiceServer(srv, &machineServer{service: b})
@@ -62,6 +66,7 @@ func New(cfg Config) *grpc.Server {
 type service struct {
 	st  *state.State
 	cfg Config
+	hub *state.Hub // every Watch call shares one store watch per model
 }
 
 // model resolves a model reference (name or UUID) to its document.

@@ -252,11 +252,10 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 		}
 		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly})
 	}
-	rev, err := s.st.Revision(ctx)
+	events, err := s.hub.Subscribe(ctx, uuid, keys)
 	if err != nil {
 		return err
 	}
-	events := s.st.WatchKeys(ctx, uuid, keys, rev+1)
 	// The header tells the client the watch is established: every later change will arrive.
 	if err := stream.SendHeader(nil); err != nil {
 		return err
@@ -266,7 +265,10 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 			return err
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return apierr.Errorf(apierr.Unavailable, "watch ended; watch again")
 }
 
 // mayWatch: agents watch only their own entities (a machine agent: its machine, the units

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jujuclone/juju/client"
@@ -21,6 +22,8 @@ import (
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/controller/store"
+	"github.com/jujuclone/juju/controller/worker/cleaner"
+	"github.com/jujuclone/juju/controller/worker/forcer"
 	"github.com/jujuclone/juju/controller/worker/provisioner"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/internal/atomicfile"
@@ -83,7 +86,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("listening on %s: %w", cfg.APIAddr, err)
 	}
 	srv := apiserver.New(apiserver.Config{
-		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost",
+		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 	})
 	serveErr := make(chan error, 1)
@@ -110,9 +113,19 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	pw := provisioner.New(s, prov, cfg.Log)
-	provDone := make(chan struct{})
-	go func() { pw.Run(workCtx); close(provDone) }()
+	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1).
+	workers := []func(context.Context){
+		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
+	}
+	workersDone := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		for _, run := range workers {
+			wg.Go(func() { run(workCtx) })
+		}
+		wg.Wait()
+		close(workersDone)
+	}()
 	cfg.Log.Info("controller ready", "api", info.APIAddr, "data-dir", cfg.DataDir)
 	if cfg.Ready != nil {
 		cfg.Ready(info)
@@ -123,7 +136,7 @@ func Run(ctx context.Context, cfg Config) error {
 	case err = <-serveErr:
 	}
 	stopWork()
-	<-provDone
+	<-workersDone
 	runner.Wait()
 	conn.Close()
 	stopped := make(chan struct{})

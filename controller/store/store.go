@@ -14,7 +14,6 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 	"go.uber.org/zap"
 )
 
@@ -30,7 +29,7 @@ type EmbeddedOptions struct {
 	NoFsync bool
 }
 
-// StartEmbedded starts a single-node etcd in dir (created 0700) and returns an in-process client.
+// StartEmbedded starts a single-node etcd in dir (created 0700) and returns a client over loopback.
 // Election timing is short because one member has no peer to time out: ready in tens of ms.
 func StartEmbedded(ctx context.Context, dir string, opts EmbeddedOptions) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -92,7 +91,18 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions) (*Stor
 		e.Close()
 		return nil, ctx.Err()
 	}
-	return &Store{Client: v3client.New(e.Server), etcd: e}, nil
+	// A loopback TCP client rather than etcd's in-process one: the in-process client can
+	// deadlock for good when many watches are cancelled at once on its shared stream (etcd
+	// issues #18879, #20716), and agents' watches come and go by the thousand.
+	endpoint := "http://" + e.Clients[0].Addr().String()
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Context: ctx, Logger: zap.NewNop(),
+	})
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("connecting to embedded etcd: %w", err)
+	}
+	return &Store{Client: cli, etcd: e}, nil
 }
 
 // Connect uses an existing etcd cluster.

@@ -32,10 +32,12 @@ func (h Host) Hardware() string {
 	return fmt.Sprintf("arch=%s cores=%d mem=%dM root-disk=%dM", h.Arch, h.Cores, h.MemMB, h.RootDiskMB)
 }
 
-// Launcher starts the agent of an instance directory.
+// Launcher starts the agent of an instance directory and stops agents (agent.Runner).
 type Launcher interface {
 	StartMachineAgent(dir string) error
-	Stop(dir string)
+	// StopTree stops the agent of dir and every agent in a directory below it: an instance's
+	// machine agent, its units' agents and their subordinates' agents.
+	StopTree(dir string)
 }
 
 // Provider makes instances on this host.
@@ -131,11 +133,23 @@ func (p *Provider) StartAgent(instanceID string) error {
 	return p.launcher.StartMachineAgent(p.instanceDir(instanceID))
 }
 
-// StopInstance stops the agent and removes the instance directory.
+// StopAgents stops, for good, the machine agent of an instance and every unit agent it runs,
+// and leaves the instance itself alone: a dead machine whose instance is kept (L-M3,
+// remove-machine --keep-instance). Stopping agents that do not run is not an error.
+func (p *Provider) StopAgents(instanceID string) error {
+	p.launcher.StopTree(p.instanceDir(instanceID))
+	return nil
+}
+
+// StopInstance releases an instance (L-M3): it stops every agent of the instance (StopAgents),
+// then removes the instance directory. Stopping an instance already gone is not an error.
 func (p *Provider) StopInstance(instanceID string) error {
 	dir := p.instanceDir(instanceID)
-	p.launcher.Stop(dir)
-	return os.RemoveAll(dir)
+	p.launcher.StopTree(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing instance %s: %w", instanceID, err)
+	}
+	return nil
 }
 
 func (p *Provider) instanceDir(id string) string { return filepath.Join(p.dir, id) }

@@ -1,8 +1,13 @@
 package local
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jujuclone/juju/controller/agent"
 )
 
 func TestCheckConstraintsAgainstHost_LM5(t *testing.T) {
@@ -45,5 +50,62 @@ func TestDetectHost(t *testing.T) {
 func TestInstanceIDIsStable(t *testing.T) {
 	if got := InstanceID("0a1b2c3d-aaaa-bbbb-cccc-d32b3c123456", "3"); got != "juju-123456-3" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// fakeLauncher records what the provider asks of the agent runner.
+type fakeLauncher struct {
+	started, stopped []string
+}
+
+func (l *fakeLauncher) StartMachineAgent(dir string) error {
+	l.started = append(l.started, dir)
+	return nil
+}
+
+func (l *fakeLauncher) StopTree(dir string) { l.stopped = append(l.stopped, dir) }
+
+func TestStopInstanceStopsEveryAgentAndRemovesTheInstance_LM3(t *testing.T) {
+	launcher := &fakeLauncher{}
+	p, err := New(t.TempDir(), "127.0.0.1:1", []byte("ca"), launcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, password, err := p.StartInstance(context.Background(), StartArgs{ModelUUID: "0a1b2c3d-aaaa-bbbb-cccc-d32b3c123456", MachineID: "3"})
+	if err != nil || password == "" {
+		t.Fatalf("StartInstance: %v", err)
+	}
+	dir := p.instanceDir(inst.ID)
+	if err := p.StartAgent(inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(launcher.started) != 1 || launcher.started[0] != dir {
+		t.Fatalf("started %v", launcher.started)
+	}
+
+	// --keep-instance: the agents stop, the instance stays.
+	if err := p.StopAgents(inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(launcher.stopped) != 1 || launcher.stopped[0] != dir {
+		t.Fatalf("stopped %v", launcher.stopped)
+	}
+	if _, err := os.Stat(filepath.Join(dir, agent.ConfFile)); err != nil {
+		t.Fatalf("kept instance lost its configuration: %v", err)
+	}
+
+	// Released: the whole tree of agents stops (the machine's and its units'), the directory goes.
+	if err := p.StopInstance(inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(launcher.stopped) != 2 || launcher.stopped[1] != dir {
+		t.Fatalf("stopped %v", launcher.stopped)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("instance directory still there: %v", err)
+	}
+	// Idempotent: the provisioner retries after a failure.
+	if err := p.StopInstance(inst.ID); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,15 +1,22 @@
 // Package provisioner starts instances for alive machines without one and records failures
-// (rules L-S provisioner, L-M5).
+// (rules L-S provisioner, L-M5); it releases the instances of dead machines and removes them,
+// and removes machines that are not alive and never got an instance (L-M3).
 package provisioner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
-	"sync"
+	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/worker/modelloop"
 	"github.com/jujuclone/juju/core/life"
 )
 
@@ -17,6 +24,10 @@ import (
 type Provider interface {
 	StartInstance(ctx context.Context, args local.StartArgs) (state.Instance, string, error)
 	StartAgent(instanceID string) error
+	// StopInstance stops every agent of an instance and releases it; StopAgents only stops the
+	// agents (the machine was removed with --keep-instance). Both are idempotent.
+	StopInstance(instanceID string) error
+	StopAgents(instanceID string) error
 }
 
 // Worker provisions the machines of every model.
@@ -24,126 +35,161 @@ type Worker struct {
 	st  *state.State
 	p   Provider
 	log *slog.Logger
-
-	mu      sync.Mutex
-	running map[string]bool
-	wg      sync.WaitGroup
 }
 
 // New returns a provisioner.
 func New(st *state.State, p Provider, log *slog.Logger) *Worker {
-	return &Worker{st: st, p: p, log: log, running: map[string]bool{}}
+	return &Worker{st: st, p: p, log: log}
 }
 
 // Run provisions until ctx ends: one loop per model, started as models appear.
 func (w *Worker) Run(ctx context.Context) {
-	models := w.st.WatchModels(ctx)
-	w.startModels(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			w.wg.Wait()
-			return
-		case _, ok := <-models:
-			if !ok {
-				w.wg.Wait()
-				return
-			}
-			w.startModels(ctx)
-		}
-	}
-}
-
-func (w *Worker) startModels(ctx context.Context) {
-	uuids, err := w.st.ModelUUIDs(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("provisioner: listing models", "err", err)
-		}
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, uuid := range uuids {
-		if w.running[uuid] {
-			continue
-		}
-		w.running[uuid] = true
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			w.runModel(ctx, uuid)
-		}()
-	}
+	modelloop.Run(ctx, w.st, w.log, "provisioner", w.runModel)
 }
 
 // runModel reacts to machine changes in one model; on start it also restarts the agents of
 // machines provisioned before a controller restart.
 func (w *Worker) runModel(ctx context.Context, uuid string) {
-	prefix, _ := state.KeyPrefix(uuid, state.KindMachine, "")
-	events := w.st.Watch(ctx, uuid, []string{prefix}, 0)
-	restarted := map[string]bool{}
-	for {
-		machines, err := w.st.Machines(ctx, uuid)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			w.log.Error("provisioner: listing machines", "model", uuid, "err", err)
+	machines, _ := state.KeyPrefix(uuid, state.KindMachine, "")
+	units, _ := state.KeyPrefix(uuid, state.KindUnit, "")
+	changes, err := modelloop.WatchStore(ctx, w.st,
+		modelloop.Watch{Prefix: machines},
+		// A unit leaving a dying machine that never got an instance lets it go (L-M5): only
+		// units coming and going matter, not their status.
+		modelloop.Watch{Prefix: units, Keep: func(ev *clientv3.Event) bool {
+			return ev.Type == clientv3.EventTypeDelete || ev.IsCreate()
+		}})
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("provisioner: watching machines", "model", uuid, "err", err)
 		}
-		for _, m := range machines {
-			w.handle(ctx, uuid, m, restarted)
-		}
-		// Drain a burst of changes before the next full read.
-		select {
-		case <-ctx.Done():
-			return
-		case _, ok := <-events:
-			if !ok {
-				return
-			}
-		}
-		for drained := false; !drained; {
-			select {
-			case <-events:
-			default:
-				drained = true
-			}
-		}
+		return
 	}
+	m := &model{Worker: w, uuid: uuid, started: map[string]bool{}}
+	modelloop.Follow(ctx, changes, modelloop.RealClock, m.pass)
 }
 
-func (w *Worker) handle(ctx context.Context, uuid string, m *storepb.Machine, restarted map[string]bool) {
-	if m.Life != string(life.Alive) {
-		return
-	}
-	if m.InstanceId != "" {
-		if !restarted[m.Id] {
-			restarted[m.Id] = true
-			if err := w.p.StartAgent(m.InstanceId); err != nil {
-				w.log.Error("provisioner: starting agent", "machine", m.Id, "err", err)
-			}
-		}
-		return
-	}
-	if m.ProvisioningError != "" {
-		return // L-M5: waits for `juju resolved <machine>`
-	}
-	inst, password, err := w.p.StartInstance(ctx, local.StartArgs{ModelUUID: uuid, MachineID: m.Id, Constraints: m.Constraints})
+// model is one model's provisioning loop.
+type model struct {
+	*Worker
+	uuid string
+	// started: machines whose agent this loop started (or restarted), by id.
+	started map[string]bool
+}
+
+// pass handles every machine of the model; a failure is retried (modelloop.Follow).
+func (m *model) pass(ctx context.Context) (time.Time, error) {
+	machines, err := m.st.Machines(ctx, m.uuid)
 	if err != nil {
-		if serr := w.st.SetProvisioningError(ctx, uuid, m.Id, err.Error()); serr != nil && ctx.Err() == nil {
-			w.log.Error("provisioner: recording failure", "machine", m.Id, "err", serr)
-		}
-		return
-	}
-	if err := w.st.SetProvisioned(ctx, uuid, m.Id, inst, state.HashPassword(password)); err != nil {
 		if ctx.Err() == nil {
-			w.log.Error("provisioner: recording instance", "machine", m.Id, "err", err)
+			m.log.Error("provisioner: listing machines", "model", m.uuid, "err", err)
 		}
-		return
+		return time.Time{}, err
 	}
-	restarted[m.Id] = true
-	if err := w.p.StartAgent(inst.ID); err != nil {
-		w.log.Error("provisioner: starting agent", "machine", m.Id, "err", err)
+	var failed error
+	present := map[string]bool{}
+	for _, mc := range machines {
+		present[mc.Id] = true
+		if err := m.handle(ctx, mc); err != nil {
+			if ctx.Err() != nil {
+				return time.Time{}, err
+			}
+			m.log.Error("provisioner: handling machine", "model", m.uuid, "machine", mc.Id, "err", err)
+			failed = err
+		}
 	}
+	for id := range m.started {
+		if !present[id] {
+			delete(m.started, id)
+		}
+	}
+	return time.Time{}, failed
+}
+
+func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
+	switch {
+	case mc.Life == string(life.Dead):
+		return m.release(ctx, mc)
+	case mc.Life != string(life.Alive) && mc.InstanceId == "":
+		return m.removeUnprovisioned(ctx, mc)
+	case mc.InstanceId != "":
+		// Alive or dying: its agent has work to do (L-M2), also after a controller restart.
+		return m.startAgent(mc.Id, mc.InstanceId)
+	case mc.ProvisioningError != "":
+		return nil // L-M5: waits for `juju resolved <machine>`
+	}
+	return m.provision(ctx, mc)
+}
+
+// provision starts an instance for an alive machine without one (L-S provisioner).
+func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
+	inst, password, err := m.p.StartInstance(ctx, local.StartArgs{ModelUUID: m.uuid, MachineID: mc.Id, Constraints: mc.Constraints})
+	if err != nil {
+		// L-M5: recorded, visible in status, not retried until resolved.
+		if serr := m.st.SetProvisioningError(ctx, m.uuid, mc.Id, err.Error()); serr != nil {
+			return fmt.Errorf("recording provisioning failure: %w", serr)
+		}
+		return nil
+	}
+	if err := m.st.SetProvisioned(ctx, m.uuid, mc.Id, inst, state.HashPassword(password)); err != nil {
+		// The machine went dying (or away) meanwhile: release the instance nobody records, so
+		// the next pass finds a machine without instance to remove.
+		if serr := m.p.StopInstance(inst.ID); serr != nil {
+			m.log.Error("provisioner: releasing unrecorded instance", "model", m.uuid, "machine", mc.Id, "instance", inst.ID, "err", serr)
+		}
+		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
+			return nil // the change that caused it brings the next pass
+		}
+		return fmt.Errorf("recording instance: %w", err)
+	}
+	return m.startAgent(mc.Id, inst.ID)
+}
+
+func (m *model) startAgent(id, instanceID string) error {
+	if m.started[id] {
+		return nil
+	}
+	if err := m.p.StartAgent(instanceID); err != nil {
+		return fmt.Errorf("starting agent: %w", err)
+	}
+	m.started[id] = true
+	return nil
+}
+
+// release stops a dead machine's agents for good, releases its instance unless the user keeps
+// it, and removes the machine (L-M3).
+func (m *model) release(ctx context.Context, mc *storepb.Machine) error {
+	if mc.InstanceId != "" {
+		if mc.KeepInstance {
+			if err := m.p.StopAgents(mc.InstanceId); err != nil {
+				return fmt.Errorf("stopping agents: %w", err)
+			}
+		} else if err := m.p.StopInstance(mc.InstanceId); err != nil {
+			return fmt.Errorf("stopping instance: %w", err)
+		}
+	}
+	delete(m.started, mc.Id)
+	if err := m.st.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
+		return fmt.Errorf("removing machine: %w", err)
+	}
+	m.log.Info("provisioner: machine removed", "model", m.uuid, "machine", mc.Id, "instance", mc.InstanceId, "kept", mc.KeepInstance)
+	return nil
+}
+
+// removeUnprovisioned removes a machine that is not alive and never got an instance (a
+// provisioning error, or removed before the provisioner came to it): no agent will ever set it
+// dead, so the provisioner does, once no unit holds it (L-S provisioner, L-M2).
+func (m *model) removeUnprovisioned(ctx context.Context, mc *storepb.Machine) error {
+	l, err := m.st.EnsureMachineDead(ctx, m.uuid, mc.Id)
+	if err != nil {
+		return fmt.Errorf("setting machine dead: %w", err)
+	}
+	if l != string(life.Dead) {
+		return nil // units still assigned; their removal wakes us again
+	}
+	if err := m.st.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
+		return fmt.Errorf("removing machine: %w", err)
+	}
+	m.log.Info("provisioner: unprovisioned machine removed", "model", m.uuid, "machine", mc.Id)
+	return nil
 }

@@ -1,0 +1,444 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/store"
+	"github.com/jujuclone/juju/core/life"
+)
+
+// The randomized model-based test: several clients per model apply random sequences of
+// deploy, add-unit, integrate and every remove (with and without force) concurrently against a
+// real controller with real agents. After each round the agents settle and the invariants must
+// hold: life never went backwards, counts equal what exists, no scope or settings point at
+// anything missing, nothing is stuck, and removing everything leaves nothing behind.
+//
+// JUJU_RANDOM_ROUNDS sets the rounds per model (default 84: 8 models x 3 clients x 84 rounds is
+// 2,016 sequences, about 16,000 operations, in make test); JUJU_RANDOM_SEED replays the
+// operation choices of a run (the interleaving of the clients is the scheduler's).
+
+const (
+	randomModels  = 8
+	randomClients = 3
+	randomOps     = 8
+)
+
+var appCharms = map[string]string{
+	"wp1": "wordpress", "wp2": "wordpress", "db1": "mysql", "db2": "mysql", "hp": "haproxy", "log": "logging",
+}
+
+var appNames = []string{"wp1", "wp2", "db1", "db2", "hp", "log"}
+
+func TestRandomLifecycle(t *testing.T) {
+	rounds := 84
+	if v, err := strconv.Atoi(os.Getenv("JUJU_RANDOM_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("JUJU_RANDOM_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (JUJU_RANDOM_SEED=%d replays the operation choices), %d rounds", seed, seed, rounds)
+
+	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ext.Close() })
+	c, _, _ := startControllerWith(t, []string{ext.Endpoint()})
+	st := state.New(ext.Client)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lifeErrs := watchLifeNeverGoesBack(ctx, ext.Client)
+
+	charms := map[string]string{}
+	models := make([]string, randomModels)
+	for i := range models {
+		models[i] = fmt.Sprintf("random-%d", i)
+		m, err := c.AddModel(ctx, models[i], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[i] = m.Uuid
+		for _, ch := range []string{"wordpress", "mysql", "haproxy", "logging"} {
+			up, err := c.UploadCharm(ctx, m.Uuid, zipCharm(t, filepath.Join(charmsDir(), ch)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			charms[m.Uuid+"/"+ch] = up.Url
+		}
+	}
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	var sequences, ops int
+	for i, uuid := range models {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, uint64(i)))
+			for round := 0; round < rounds; round++ {
+				n, err := runRound(ctx, c, uuid, charms, rng)
+				if err == nil {
+					err = settleAndAudit(ctx, c, st, uuid, true)
+				}
+				if err == nil && round == rounds-1 || err == nil && rng.IntN(4) == 0 {
+					// Remove everything, sometimes by force, and check nothing is left.
+					err = removeAll(ctx, c, st, uuid, rng.IntN(2) == 0)
+				}
+				mu.Lock()
+				sequences += randomClients
+				ops += n
+				if err != nil {
+					failures = append(failures, fmt.Sprintf("model %d round %d: %v", i, round, err))
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cancel()
+	for err := range lifeErrs {
+		failures = append(failures, err)
+	}
+	t.Logf("%d sequences, %d operations", sequences, ops)
+	for _, f := range failures {
+		t.Error(f)
+	}
+}
+
+// runRound runs randomClients clients at once, each a random sequence of randomOps operations.
+// Errors the rules call for (not found, not alive, already exists, ...) are part of the game;
+// anything else fails the round.
+func runRound(ctx context.Context, c *client.Client, uuid string, charms map[string]string, rng *rand.Rand) (int, error) {
+	seeds := make([]uint64, randomClients)
+	for i := range seeds {
+		seeds[i] = rng.Uint64()
+	}
+	errs := make(chan error, randomClients)
+	var wg sync.WaitGroup
+	for _, s := range seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(s, s>>1))
+			for i := 0; i < randomOps; i++ {
+				if err := randomOp(ctx, c, uuid, charms, r); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return randomClients * randomOps, <-errs
+}
+
+func expected(err error) bool {
+	for _, e := range []error{apierr.NotFound, apierr.NotAlive, apierr.AlreadyExists, apierr.NotValid,
+		apierr.NotSupported, apierr.HasAssignedUnits, apierr.Contention} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func randomOp(ctx context.Context, c *client.Client, uuid string, charms map[string]string, r *rand.Rand) error {
+	fs, err := c.FullStatus(ctx, uuid, nil)
+	if err != nil {
+		return err
+	}
+	var units, machines []string
+	var rels []int64
+	for _, a := range fs.Applications {
+		for _, u := range a.Units {
+			units = append(units, u.Name)
+		}
+	}
+	for _, m := range fs.Machines {
+		machines = append(machines, m.Id)
+	}
+	for _, rel := range fs.Relations {
+		rels = append(rels, rel.Id)
+	}
+	pick := func(list []string, fallback string) string {
+		if len(list) == 0 || r.IntN(10) == 0 {
+			return fallback
+		}
+		return list[r.IntN(len(list))]
+	}
+	force := r.IntN(3) == 0
+	remove := &pb.RemoveRequest{Model: uuid, Force: force, NoWait: force && r.IntN(2) == 0}
+	app := appNames[r.IntN(len(appNames))]
+	var opErr error
+	var results []*pb.RemoveResult
+	switch op := r.IntN(10); op {
+	case 0, 1:
+		n := int32(r.IntN(3))
+		if appCharms[app] == "logging" {
+			n = 0
+		}
+		_, opErr = c.Deploy(ctx, &pb.DeployRequest{Model: uuid, Application: app, CharmUrl: charms[uuid+"/"+appCharms[app]],
+			NumUnits: n, Base: &pb.Base{Name: "ubuntu", Channel: "22.04"}})
+	case 2:
+		_, opErr = c.AddUnits(ctx, &pb.AddUnitsRequest{Model: uuid, Application: app, NumUnits: int32(1 + r.IntN(2))})
+	case 3, 4:
+		other := appNames[r.IntN(len(appNames))]
+		_, opErr = c.Integrate(ctx, uuid, []string{app, other})
+	case 5:
+		remove.Names = []string{pick(units, "wp1/99")}
+		results, opErr = c.RemoveUnits(ctx, remove)
+	case 6:
+		remove.Names = []string{app}
+		results, opErr = c.RemoveApplications(ctx, remove)
+	case 7:
+		id := int64(99)
+		if len(rels) > 0 && r.IntN(10) > 0 {
+			id = rels[r.IntN(len(rels))]
+		}
+		_, opErr = c.RemoveRelation(ctx, &pb.RemoveRelationRequest{Model: uuid, ById: true, Id: id, Force: force, NoWait: remove.NoWait})
+	case 8:
+		remove.Names = []string{pick(machines, "99")}
+		results, opErr = c.RemoveMachines(ctx, remove)
+	case 9:
+		_, opErr = c.AddMachines(ctx, &pb.AddMachinesRequest{Model: uuid, Params: []*pb.AddMachineParams{{}}})
+	}
+	if opErr != nil && !expected(opErr) {
+		return fmt.Errorf("unexpected error: %w", opErr)
+	}
+	for _, res := range results {
+		if res.Error != "" && !strings.Contains(res.Error, "does not exist") && !strings.Contains(res.Error, "not found") &&
+			!strings.Contains(res.Error, "subordinate") && !strings.Contains(res.Error, "assigned") &&
+			!strings.Contains(res.Error, "try again") {
+			return fmt.Errorf("unexpected removal error: %s", res.Error)
+		}
+	}
+	return nil
+}
+
+// settleAndAudit waits until nothing is dying or dead and every alive unit is idle and in the
+// scope of each relation it belongs in, then checks the model's references and counts.
+func settleAndAudit(ctx context.Context, c *client.Client, st *state.State, uuid string, allAlive bool) error {
+	deadline := time.Now().Add(45 * time.Second)
+	var last []string
+	for time.Now().Before(deadline) {
+		problems, err := st.Audit(ctx, uuid)
+		if err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			// References must be right at every revision, not only once settled.
+			return fmt.Errorf("audit: %s", strings.Join(problems, "; "))
+		}
+		last, err = st.Remaining(ctx, uuid)
+		if err != nil {
+			return err
+		}
+		if len(last) == 0 {
+			pending, err := unsettledUnits(ctx, c, st, uuid)
+			if err != nil {
+				return err
+			}
+			if len(pending) == 0 {
+				return nil
+			}
+			last = pending
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	var rels []string
+	if fs, err := c.FullStatus(ctx, uuid, nil); err == nil {
+		for _, r := range fs.Relations {
+			rels = append(rels, fmt.Sprintf("%d %q %s in-scope=%v", r.Id, r.Key, r.Life, r.ScopeUnits))
+		}
+	}
+	return fmt.Errorf("not settled (stuck): %s; relations: %s", strings.Join(last, "; "), strings.Join(rels, "; "))
+}
+
+// unsettledUnits lists alive units that are not idle or not in a scope they should be in.
+func unsettledUnits(ctx context.Context, c *client.Client, st *state.State, uuid string) ([]string, error) {
+	fs, err := c.FullStatus(ctx, uuid, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range fs.Machines {
+		if m.InstanceId == "" {
+			out = append(out, "machine "+m.Id+" not provisioned")
+		}
+	}
+	for _, a := range fs.Applications {
+		for _, u := range a.Units {
+			if u.AgentStatus.GetStatus() != "idle" {
+				out = append(out, u.Name+" is "+u.AgentStatus.GetStatus())
+				continue
+			}
+			rels, err := st.UnitRelations(ctx, uuid, u.Name)
+			if err != nil {
+				return nil, err
+			}
+			for _, ur := range rels {
+				if ur.ShouldJoin && !ur.InScope {
+					out = append(out, fmt.Sprintf("%s not in relation %d", u.Name, ur.Relation.Id))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// removeAll removes every application and machine and checks that nothing is left: no
+// document, scope, settings or index of anything removed.
+func removeAll(ctx context.Context, c *client.Client, st *state.State, uuid string, force bool) error {
+	fs, err := c.FullStatus(ctx, uuid, nil)
+	if err != nil {
+		return err
+	}
+	req := &pb.RemoveRequest{Model: uuid, Force: force, NoWait: force}
+	for _, a := range fs.Applications {
+		req.Names = append(req.Names, a.Name)
+	}
+	if err := removeErrors(c.RemoveApplications(ctx, req)); err != nil {
+		return err
+	}
+	if err := waitEmpty(ctx, c, st, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Applications) == 0 }); err != nil {
+		return err
+	}
+	req.Names = nil
+	for _, m := range fs.Machines {
+		req.Names = append(req.Names, m.Id)
+	}
+	fs, err = c.FullStatus(ctx, uuid, nil)
+	if err != nil {
+		return err
+	}
+	req.Names = nil
+	for _, m := range fs.Machines {
+		req.Names = append(req.Names, m.Id)
+	}
+	if err := removeErrors(c.RemoveMachines(ctx, req)); err != nil {
+		return err
+	}
+	if err := waitEmpty(ctx, c, st, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Machines) == 0 }); err != nil {
+		return err
+	}
+	if err := settleAndAudit(ctx, c, st, uuid, false); err != nil {
+		return err
+	}
+	// Everything removed is gone: only the model document, charms and counters stay.
+	resp, err := st.Client().Get(ctx, state.ModelPrefix(uuid), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return err
+	}
+	for _, kv := range resp.Kvs {
+		rest := strings.TrimPrefix(string(kv.Key), state.ModelPrefix(uuid))
+		if rest != "model" && !strings.HasPrefix(rest, "charms/") && !strings.HasPrefix(rest, "sequences/") {
+			return fmt.Errorf("left behind after removing everything: %s", rest)
+		}
+	}
+	return nil
+}
+
+func removeErrors(results []*pb.RemoveResult, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Error != "" {
+			return fmt.Errorf("removing %s: %s", r.Name, r.Error)
+		}
+	}
+	return nil
+}
+
+func waitEmpty(ctx context.Context, c *client.Client, st *state.State, uuid string, ok func(*pb.FullStatusResponse) bool) error {
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Now().Before(deadline) {
+		fs, err := c.FullStatus(ctx, uuid, nil)
+		if err != nil {
+			return err
+		}
+		if ok(fs) {
+			return nil
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	left, _ := st.Remaining(ctx, uuid)
+	fs, _ := c.FullStatus(ctx, uuid, nil)
+	return fmt.Errorf("removal did not finish; not alive: %s; status: %v", strings.Join(left, "; "), fs)
+}
+
+// watchLifeNeverGoesBack watches every model document with its previous value and reports each
+// change that moves a life backwards (L-G1). The channel closes when ctx ends.
+func watchLifeNeverGoesBack(ctx context.Context, cli *clientv3.Client) <-chan string {
+	out := make(chan string, 100)
+	wc := cli.Watch(ctx, "/juju/models/", clientv3.WithPrefix(), clientv3.WithPrevKV())
+	go func() {
+		defer close(out)
+		for resp := range wc {
+			for _, ev := range resp.Events {
+				if ev.Type != clientv3.EventTypePut || ev.PrevKv == nil {
+					continue
+				}
+				key := string(ev.Kv.Key)
+				before, after := docLife(key, ev.PrevKv.Value), docLife(key, ev.Kv.Value)
+				if before != "" && after != "" && !life.CanMove(life.Life(before), life.Life(after)) {
+					select {
+					case out <- fmt.Sprintf("%s: life went from %s to %s", key, before, after):
+					default:
+					}
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func docLife(key string, value []byte) string {
+	var doc interface {
+		proto.Message
+		GetLife() string
+	}
+	switch {
+	case strings.Contains(key, "/machines/"):
+		doc = &storepb.Machine{}
+	case strings.Contains(key, "/applications/"):
+		doc = &storepb.Application{}
+	case strings.Contains(key, "/units/"):
+		doc = &storepb.Unit{}
+	case strings.Contains(key, "/relations/"):
+		doc = &storepb.Relation{}
+	case strings.Contains(key, "/machineunits/"):
+		return string(value)
+	default:
+		return ""
+	}
+	if proto.Unmarshal(value, doc) != nil {
+		return ""
+	}
+	return doc.GetLife()
+}

@@ -1,0 +1,298 @@
+// Package modelloop is the skeleton the controller's per-model workers share (provisioner,
+// cleaner, force-remover): Run keeps one goroutine per model, started as models appear, and
+// Follow re-reads a model after every burst of watched changes, or when a timer the worker asked
+// for fires. Workers react to etcd watches and never poll (design: State).
+package modelloop
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/jujuclone/juju/controller/state"
+)
+
+// Clock is the time source of a worker's timers; tests use a fake one.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// RealClock is the wall clock.
+var RealClock Clock = realClock{}
+
+// Models is what Run needs of the state; *state.State has it.
+type Models interface {
+	ModelUUIDs(ctx context.Context) ([]string, error)
+	WatchModels(ctx context.Context) clientv3.WatchChan
+}
+
+// restartPause is how long Run waits before watching the models again, or starting again a
+// model's goroutine that stopped on its own (its watch failed).
+const restartPause = time.Second
+
+// Run calls run(ctx, uuid) in a goroutine of its own for every model, starting it as models
+// appear, until ctx ends; it then waits for them all to return. A run that returns while ctx
+// is still alive (its watch failed) is started again after a pause, for as long as its model
+// exists. name prefixes the log messages.
+func Run(ctx context.Context, models Models, log *slog.Logger, name string, run func(ctx context.Context, uuid string)) {
+	runLoop(ctx, models, log, name, run, restartPause)
+}
+
+func runLoop(ctx context.Context, models Models, log *slog.Logger, name string, run func(ctx context.Context, uuid string), pause time.Duration) {
+	l := &loop{models: models, log: log, name: name, run: run, pause: pause, running: map[string]bool{}}
+	defer l.wg.Wait()
+	for ctx.Err() == nil {
+		l.follow(ctx)
+		if ctx.Err() == nil {
+			log.Warn(name+": watching models failed; watching again", "pause", pause)
+		}
+		sleep(ctx, pause)
+	}
+}
+
+// follow starts model loops as models appear, until ctx ends or the models' watch fails.
+func (l *loop) follow(ctx context.Context) {
+	// Watch first, then list: a model created in between is not missed. The model loops live
+	// on ctx; a failed watch is abandoned with its own context, not leaked.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch := l.models.WatchModels(OwnStream(wctx))
+	var retry <-chan time.Time
+	for {
+		if err := l.start(ctx); err != nil {
+			retry = time.After(l.pause)
+		} else {
+			retry = nil
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case resp, ok := <-watch:
+			if !ok || resp.Err() != nil {
+				return
+			}
+		case <-retry:
+		}
+	}
+}
+
+type loop struct {
+	models Models
+	log    *slog.Logger
+	name   string
+	run    func(ctx context.Context, uuid string)
+	pause  time.Duration
+
+	mu      sync.Mutex
+	running map[string]bool
+	wg      sync.WaitGroup
+}
+
+// start starts the goroutine of every model that has none.
+func (l *loop) start(ctx context.Context) error {
+	uuids, err := l.models.ModelUUIDs(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.log.Error(l.name+": listing models", "err", err)
+		}
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, uuid := range uuids {
+		if l.running[uuid] || ctx.Err() != nil {
+			continue
+		}
+		l.running[uuid] = true
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.model(ctx, uuid)
+		}()
+	}
+	return nil
+}
+
+// model runs one model's loop, again after a pause whenever it stops on its own.
+func (l *loop) model(ctx context.Context, uuid string) {
+	for {
+		l.run(ctx, uuid)
+		if ctx.Err() != nil {
+			return
+		}
+		l.log.Warn(l.name+": model loop stopped; restarting", "model", uuid, "pause", l.pause)
+		if !sleep(ctx, l.pause) {
+			return
+		}
+		uuids, err := l.models.ModelUUIDs(ctx)
+		if err == nil && !slices.Contains(uuids, uuid) {
+			l.mu.Lock()
+			delete(l.running, uuid)
+			l.mu.Unlock()
+			return
+		}
+	}
+}
+
+// sleep waits for d or until ctx ends; it reports whether ctx is still alive.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Backoff bounds the retry timer of a pass that failed: it starts at MinBackoff and doubles
+// while passes keep failing, up to MaxBackoff.
+const (
+	MinBackoff = 500 * time.Millisecond
+	MaxBackoff = 30 * time.Second
+)
+
+// Reread is one full pass of a worker over its model. next, when not zero, is when the pass
+// wants to run again even if nothing changes (a deadline it waits for). An error says the pass
+// is incomplete: it runs again on the next change or after a backoff, whichever comes first.
+// A Reread logs its own errors.
+type Reread func(ctx context.Context) (next time.Time, err error)
+
+// Follow runs reread at once, then again after every burst of events (one event and all those
+// already queued behind it, so one transaction touching many documents costs one pass), and
+// when the time reread asked for comes or its backoff after an error ends. It returns when ctx
+// ends or events is closed (the watch failed: the caller watches again, and its first pass
+// re-reads everything).
+//
+// The caller starts the watch before calling Follow (see WatchStore), so that nothing changing
+// between the watch and the first pass is missed.
+func Follow[T any](ctx context.Context, events <-chan T, clock Clock, reread Reread) {
+	if clock == nil {
+		clock = RealClock
+	}
+	backoff := MinBackoff
+	for ctx.Err() == nil {
+		next, err := reread(ctx)
+		wait := time.Duration(-1)
+		if !next.IsZero() {
+			wait = max(next.Sub(clock.Now()), 0)
+		}
+		if err != nil {
+			if wait < 0 || backoff < wait {
+				wait = backoff
+			}
+			backoff = min(backoff*2, MaxBackoff)
+		} else {
+			backoff = MinBackoff
+		}
+		var wake <-chan time.Time
+		if wait >= 0 {
+			wake = clock.After(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-events:
+			if !ok || !drain(events) {
+				return
+			}
+		case <-wake:
+		}
+	}
+}
+
+// drain takes every event already queued; it reports false if the channel was closed.
+func drain[T any](events <-chan T) bool {
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+}
+
+var streams atomic.Int64
+
+// OwnStream gives the watches created with the returned context a watch stream of their own.
+// The etcd client multiplexes every watch whose context carries the same gRPC metadata onto one
+// stream, and over the embedded store's in-process transport a stream on which many watches are
+// cancelled at once can deadlock for good, taking every watch sharing it along (etcd issues
+// 18879, 20716). A worker's model loop keeps its few watches on a stream nobody else uses: it
+// neither suffers from another stream's cancellation storm nor causes one.
+func OwnStream(ctx context.Context) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "juju-watch-stream", strconv.FormatInt(streams.Add(1), 10))
+}
+
+// Watch is one key prefix a worker watches, and which changes under it matter.
+type Watch struct {
+	Prefix string
+	// PrevKV asks for each change's previous value (ev.PrevKv), for Keep to compare.
+	PrevKV bool
+	// Keep picks the changes the worker reacts to; nil keeps every change. Filtering here keeps
+	// a worker from re-reading its model for every write of a large removal.
+	Keep func(ev *clientv3.Event) bool
+}
+
+// WatchStore watches key prefixes of the store from its current revision on and signals, at
+// most one signal pending, that a kept change happened: every change committed after
+// WatchStore returns is seen, whenever the watches get registered, so a pass started after it
+// misses nothing. The channel closes when ctx ends or any of the watches fails.
+//
+// It watches the store directly rather than through State.Watch so that workers can filter
+// changes on their content, and watch documents State.Watch does not classify (cleanups).
+func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan struct{}, error) {
+	rev, err := st.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(OwnStream(ctx))
+	out := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	for _, w := range watches {
+		opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithRev(rev + 1)}
+		if w.PrevKV {
+			opts = append(opts, clientv3.WithPrevKV())
+		}
+		wc := st.Client().Watch(clientv3.WithRequireLeader(ctx), w.Prefix, opts...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cancel() // one failed watch ends them all: the caller watches again
+			for resp := range wc {
+				if resp.Err() != nil {
+					return
+				}
+				if w.Keep == nil && len(resp.Events) > 0 || w.Keep != nil && slices.ContainsFunc(resp.Events, w.Keep) {
+					select {
+					case out <- struct{}{}:
+					default: // a signal is pending already
+					}
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		cancel()
+		close(out)
+	}()
+	return out, nil
+}
