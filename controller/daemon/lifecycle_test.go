@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent"
 )
 
 // deploy uploads testdata/charms/<charm> and deploys it as app with n units.
@@ -321,5 +323,41 @@ func TestForceRemoveUnit_LF1(t *testing.T) {
 	}
 	if a := findApp(fs, "wordpress"); a.UnitCount != 0 || a.RelationCount != 3 {
 		t.Fatalf("wordpress after: %v", a)
+	}
+}
+
+// A removed unit's credential is refused at once: the API server forgets cached credentials
+// of removed entities as the store deletes them.
+func TestRemovedUnitCredentialIsRefused(t *testing.T) {
+	c, info, dir := startController(t)
+	deploy(t, c, "mysql", "mysql", 1)
+	waitFor(t, c, "default", "idle", func(fs *pb.FullStatusResponse) bool { return len(fs.Machines) == 1 && allIdle(fs) })
+	confs, err := filepath.Glob(filepath.Join(dir, "instances", "*", "units", "unit-mysql-0", agent.ConfFile))
+	if err != nil || len(confs) != 1 {
+		t.Fatalf("unit agent conf: %v %v", confs, err)
+	}
+	conf, err := agent.ReadConf(filepath.Dir(confs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := client.NewFromConn(mustConn(t, info), client.Config{Tag: conf.Tag, Password: conf.Password, Model: conf.Model})
+	if _, err := ac.GetUnit(context.Background(), conf.Model, "mysql/0"); err != nil {
+		t.Fatalf("unit agent before removal: %v", err)
+	}
+	res := remove(t, c.RemoveUnits, &pb.RemoveRequest{Names: []string{"mysql/0"}})
+	if res.Error != "" {
+		t.Fatal(res.Error)
+	}
+	waitFor(t, c, "default", "unit gone", func(fs *pb.FullStatusResponse) bool { return len(findApp(fs, "mysql").GetUnits()) == 0 })
+	// Well within the cache's 5 s lifetime: the deletion event reaches the API server in
+	// milliseconds.
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, err := ac.GetUnit(context.Background(), conf.Model, "mysql/0")
+		if errors.Is(err, apierr.Unauthenticated) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("removed unit's credential: %v", err)
+		}
 	}
 }

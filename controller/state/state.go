@@ -76,7 +76,8 @@ func charmKey(uuid, url string) string         { return ModelPrefix(uuid) + "cha
 func charmBlobKey(uuid, url string) string     { return charmBlobPrefix + uuid + "/" + url }
 func sequenceKey(uuid, name string) string     { return ModelPrefix(uuid) + "sequences/" + name }
 
-// KeyPrefix returns the key prefix watched for a kind and id within a model.
+// KeyPrefix returns what to watch for a kind within a model: one document's key when id is given,
+// else the prefix (ending in "/") of every document of that kind.
 func KeyPrefix(uuid, kind, id string) (string, error) {
 	switch kind {
 	case KindModel:
