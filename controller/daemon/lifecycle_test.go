@@ -7,6 +7,7 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/store"
 )
 
 // deploy uploads testdata/charms/<charm> and deploys it as app with n units.
@@ -359,5 +362,61 @@ func TestRemovedUnitCredentialIsRefused(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("removed unit's credential: %v", err)
 		}
+	}
+}
+
+// L-F2 then L-F1: a unit whose agent has stopped working stays dying with a visible reason;
+// forcing it (here with --no-wait) has the controller finish the job and keep the counts.
+func TestStuckUnitShowsWhyAndForceFinishes_LF2_LF1(t *testing.T) {
+	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ext.Close() })
+	c, _, _ := startControllerWith(t, []string{ext.Endpoint()})
+	ctx := context.Background()
+	deploy(t, c, "wordpress", "wordpress", 1)
+	deploy(t, c, "mysql", "mysql", 1)
+	rel := integrate(t, c, "wordpress", "mysql")
+	waitFor(t, c, "default", "in scope", inScope(rel.Id, "mysql/0", "wordpress/0"))
+
+	// Break the unit agent: its credential no longer matches, so once the API server's cached
+	// credential expires its next call is refused and it stops.
+	m, err := c.GetModel(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := state.New(ext.Client).SetUnitPassword(ctx, m.Uuid, "mysql/0", state.HashPassword("not-the-agents")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5200 * time.Millisecond)
+
+	if res := remove(t, c.RemoveUnits, &pb.RemoveRequest{Names: []string{"mysql/0"}}); res.Error != "" || res.Outcome != "dying" {
+		t.Fatalf("remove: %v", res)
+	}
+	time.Sleep(300 * time.Millisecond)
+	fs, err := c.FullStatus(ctx, "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := findApp(fs, "mysql").Units[0]
+	want := fmt.Sprintf("still in relation %d (wordpress:db mysql:db)", rel.Id)
+	if u.Life != "dying" || !slices.Contains(u.BlockedBy, want) {
+		t.Fatalf("stuck unit: life %s, blocked by %q; want %q", u.Life, u.BlockedBy, want)
+	}
+	if r := findRelation(fs, rel.Id); r.UnitsInScope != 2 {
+		t.Fatalf("relation: %v", r)
+	}
+
+	// Forcing what is already dying shortens its grace period to none.
+	if res := remove(t, c.RemoveUnits, &pb.RemoveRequest{Names: []string{"mysql/0"}, Force: true, NoWait: true}); res.Error != "" || res.Outcome != "none" {
+		t.Fatalf("force: %v", res)
+	}
+	fs = waitFor(t, c, "default", "forced out", func(fs *pb.FullStatusResponse) bool { return len(findApp(fs, "mysql").GetUnits()) == 0 })
+	if r := findRelation(fs, rel.Id); r == nil || r.UnitsInScope != 1 || strings.Join(r.ScopeUnits, ",") != "wordpress/0" {
+		t.Fatalf("relation after: %v", r)
+	}
+	if a := findApp(fs, "mysql"); a.UnitCount != 0 || a.RelationCount != 2 {
+		t.Fatalf("mysql after: %v", a)
 	}
 }
