@@ -33,6 +33,15 @@ func startController(t *testing.T) (*client.Client, bootstrap.Info, string) {
 func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, bootstrap.Info, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "controller")
+	c, info, stop := runController(t, dir, etcdEndpoints)
+	t.Cleanup(stop)
+	return c, info, dir
+}
+
+// runController starts a controller on dir and returns an admin client and a stop function
+// that waits for a clean shutdown.
+func runController(t *testing.T, dir string, etcdEndpoints []string) (*client.Client, bootstrap.Info, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan bootstrap.Info, 1)
 	done := make(chan error, 1)
@@ -47,11 +56,21 @@ func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, 
 	select {
 	case info = <-ready:
 	case err := <-done:
+		cancel()
 		t.Fatalf("controller stopped: %v", err)
 	case <-time.After(30 * time.Second):
+		cancel()
 		t.Fatal("controller not ready")
 	}
-	t.Cleanup(func() {
+	c, err := client.Dial(context.Background(), client.Config{
+		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: info.AdminTag, Password: info.AdminPassword,
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stop := func() {
+		c.Close()
 		cancel()
 		select {
 		case err := <-done:
@@ -61,15 +80,8 @@ func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, 
 		case <-time.After(15 * time.Second):
 			t.Error("controller did not stop")
 		}
-	})
-	c, err := client.Dial(context.Background(), client.Config{
-		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: info.AdminTag, Password: info.AdminPassword,
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c, info, dir
+	return c, info, stop
 }
 
 func zipCharm(t *testing.T, dir string) []byte {

@@ -420,3 +420,27 @@ func TestStuckUnitShowsWhyAndForceFinishes_LF2_LF1(t *testing.T) {
 		t.Fatalf("mysql after: %v", a)
 	}
 }
+
+// L-R6: scope membership is the store's record, not the agent's memory: after a controller
+// restart (every agent starts afresh) the units still leave a removed relation, so it goes.
+func TestScopesSurviveAgentRestart_LR6(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "controller")
+	run := func() (*client.Client, func()) {
+		c, _, stop := runController(t, dir, nil)
+		return c, stop
+	}
+	c, stop := run()
+	deploy(t, c, "wordpress", "wordpress", 1)
+	deploy(t, c, "mysql", "mysql", 1)
+	rel := integrate(t, c, "wordpress", "mysql")
+	waitFor(t, c, "default", "in scope", inScope(rel.Id, "mysql/0", "wordpress/0"))
+	stop()
+
+	c, stop = run()
+	defer stop()
+	out, err := c.RemoveRelation(context.Background(), &pb.RemoveRelationRequest{Model: "default", ById: true, Id: rel.Id})
+	if err != nil || out.Outcome != "dying" {
+		t.Fatalf("remove: %v %v", out, err)
+	}
+	waitFor(t, c, "default", "relation gone", func(fs *pb.FullStatusResponse) bool { return findRelation(fs, rel.Id) == nil })
+}
