@@ -812,14 +812,12 @@ func (x *Endpoint) GetScope() string {
 // Relation is /juju/models/<uuid>/relations/<id>; the key index is
 // /juju/models/<uuid>/relationkeys/<key> -> id (L-D5, L-G5).
 type Relation struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Id        int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Key       string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Life      string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
-	Endpoints []*Endpoint            `protobuf:"bytes,4,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	// Units in scope.
-	UnitCount     int32 `protobuf:"varint,5,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
-	ForceAfter    int64 `protobuf:"varint,6,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Life          string                 `protobuf:"bytes,3,opt,name=life,proto3" json:"life,omitempty"`
+	Endpoints     []*Endpoint            `protobuf:"bytes,4,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	ForceAfter    int64                  `protobuf:"varint,6,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -880,13 +878,6 @@ func (x *Relation) GetEndpoints() []*Endpoint {
 		return x.Endpoints
 	}
 	return nil
-}
-
-func (x *Relation) GetUnitCount() int32 {
-	if x != nil {
-		return x.UnitCount
-	}
-	return 0
 }
 
 func (x *Relation) GetForceAfter() int64 {
@@ -1187,16 +1178,14 @@ const file_store_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x1c\n" +
 	"\tinterface\x18\x04 \x01(\tR\tinterface\x12\x14\n" +
-	"\x05scope\x18\x05 \x01(\tR\x05scope\"\xb7\x01\n" +
+	"\x05scope\x18\x05 \x01(\tR\x05scope\"\x9e\x01\n" +
 	"\bRelation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
 	"\x04life\x18\x03 \x01(\tR\x04life\x125\n" +
-	"\tendpoints\x18\x04 \x03(\v2\x17.juju.store.v1.EndpointR\tendpoints\x12\x1d\n" +
-	"\n" +
-	"unit_count\x18\x05 \x01(\x05R\tunitCount\x12\x1f\n" +
+	"\tendpoints\x18\x04 \x03(\v2\x17.juju.store.v1.EndpointR\tendpoints\x12\x1f\n" +
 	"\vforce_after\x18\x06 \x01(\x03R\n" +
-	"forceAfter\"\x82\x01\n" +
+	"forceAfterJ\x04\b\x05\x10\x06\"\x82\x01\n" +
 	"\bSettings\x12;\n" +
 	"\x06values\x18\x01 \x03(\v2#.juju.store.v1.Settings.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +

@@ -89,7 +89,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 	}
 	for _, r := range snap.Relations {
 		rs := &pb.RelationStatus{
-			Id: r.Id, Key: r.Key, Life: r.Life, UnitsInScope: r.UnitCount,
+			Id: r.Id, Key: r.Key, Life: r.Life, UnitsInScope: int32(len(blockers.ScopeUnits[r.Id])),
 			BlockedBy: blockers.Relations[r.Id], ScopeUnits: blockers.ScopeUnits[r.Id],
 		}
 		for _, ep := range r.Endpoints {

@@ -120,8 +120,8 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 		if relIndex[r.Key] != strconv.FormatInt(id, 10) {
 			bad("relation %d: key index %q points at %q", id, r.Key, relIndex[r.Key])
 		}
-		if int(r.UnitCount) != len(scopes[id]) {
-			bad("relation %d: unit count %d, %d scope records", id, r.UnitCount, len(scopes[id]))
+		if r.Life != string(life.Alive) && len(scopes[id]) == 0 {
+			bad("relation %d is %s with nobody in scope: nothing will remove it (L-R4)", id, r.Life)
 		}
 	}
 	for key, id := range relIndex {

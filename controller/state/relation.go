@@ -326,7 +326,11 @@ func (s *State) DestroyRelation(ctx context.Context, uuid string, id int64, forc
 			}
 			return w, nil
 		}
-		if rel.UnitCount > 0 {
+		occupied, err := r.occupied(ctx, uuid, id)
+		if err != nil {
+			return nil, err
+		}
+		if occupied {
 			outcome = OutcomeDying
 			rel.Life = string(life.Dying)
 			rel.ForceAfter = forceAfter
@@ -405,10 +409,10 @@ func (s *State) EnterScope(ctx context.Context, uuid string, relID int64, unitNa
 		}
 		w.put(settingsKey(uuid, relID, unitName), &storepb.Settings{Values: settings})
 		w.putRaw(scopeKey(uuid, relID, unitName), "")
+		// The relation document is only read (asserted alive): with a count in it, a thousand
+		// units joining or leaving at once would all fight over that one key.
 		u.Scopes = append(u.Scopes, relID)
 		w.put(unitKey(uuid, unitName), u)
-		rel.UnitCount++
-		w.put(relationKey(uuid, relID), rel)
 		return w, nil
 	})
 	return created, err
@@ -486,10 +490,12 @@ func (s *State) LeaveScope(ctx context.Context, uuid string, relID int64, unitNa
 		w.del(scopeKey(uuid, relID, unitName))
 		u.Scopes = slices.DeleteFunc(u.Scopes, func(id int64) bool { return id == relID })
 		w.put(unitKey(uuid, unitName), u)
-		rel.UnitCount--
-		if rel.Life == string(life.Alive) || rel.UnitCount > 0 {
-			w.put(relationKey(uuid, relID), rel)
+		if rel.Life == string(life.Alive) {
 			return w, nil
+		}
+		last, err := r.lastInScope(ctx, uuid, relID, unitName)
+		if err != nil || !last {
+			return w, err
 		}
 		// L-R4: the unit's own application still has this unit, so it only loses the relation.
 		own, err := r.application(ctx, uuid, u.Application)
@@ -510,6 +516,61 @@ func (s *State) LeaveScope(ctx context.Context, uuid string, relID int64, unitNa
 		}
 		return w, r.deleteRelation(ctx, w, uuid, rel)
 	})
+}
+
+// occupied reports whether any unit is in a relation's scope, and asserts the answer: when
+// occupied, that one member (the first) is still there; when not, that the scope is empty.
+// Either way, a unit entering or leaving meanwhile fails the commit.
+func (r *reader) occupied(ctx context.Context, uuid string, relID int64) (bool, error) {
+	prefix := scopePrefix(uuid, relID)
+	for {
+		resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+		if err != nil {
+			return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
+		}
+		if len(resp.Kvs) == 0 {
+			empty, err := r.none(ctx, prefix)
+			if err != nil || empty {
+				return false, err
+			}
+			continue // someone entered between the two reads
+		}
+		found, err := r.get(ctx, string(resp.Kvs[0].Key), nil)
+		if err != nil || found {
+			return found, err
+		}
+	}
+}
+
+// lastInScope reports whether unit is the last in a relation's scope, and asserts it: if it is,
+// that no other member exists at commit; if not, that one other member (its neighbour, so that
+// a crowd leaving at once does not all watch the same key) is still there. Two last units
+// leaving together therefore cannot both think someone else will remove the relation (L-R4).
+func (r *reader) lastInScope(ctx context.Context, uuid string, relID int64, unit string) (bool, error) {
+	prefix := scopePrefix(uuid, relID)
+	mine := scopeKey(uuid, relID, unit)
+	for {
+		// The first member after this unit, else the first before it.
+		resp, err := r.s.kv.Get(ctx, mine+"\x00", clientv3.WithRange(clientv3.GetPrefixRangeEnd(prefix)),
+			clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+		if err != nil {
+			return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
+		}
+		if len(resp.Kvs) == 0 {
+			resp, err = r.s.kv.Get(ctx, prefix, clientv3.WithRange(mine), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+			if err != nil {
+				return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
+			}
+		}
+		if len(resp.Kvs) == 0 {
+			r.noneBut(prefix, mine)
+			return true, nil
+		}
+		found, err := r.get(ctx, string(resp.Kvs[0].Key), nil)
+		if err != nil || found {
+			return false, err
+		}
+	}
 }
 
 // releaseRelation drops one relation reference from app; a dying application that nothing else

@@ -275,7 +275,11 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 			if rel.Life != string(life.Alive) {
 				continue
 			}
-			if rel.UnitCount > 0 {
+			occupied, err := r.occupied(ctx, uuid, rel.Id)
+			if err != nil {
+				return nil, err
+			}
+			if occupied {
 				rel.Life = string(life.Dying)
 				rel.ForceAfter = opts.ForceAfter
 				w.put(relationKey(uuid, rel.Id), rel)

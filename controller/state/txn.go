@@ -3,7 +3,9 @@ package state
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -12,8 +14,12 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 )
 
-// maxAttempts bounds retries of a transaction that loses a race (L-G3).
-const maxAttempts = 10
+// maxAttempts bounds retries of a transaction that loses a race (L-G3); maxBackoff bounds the
+// random wait before each retry.
+const (
+	maxAttempts = 16
+	maxBackoff  = 200 * time.Millisecond
+)
 
 // maxOps keeps every transaction well under etcd's 128 operations (L-G4).
 const maxOps = 100
@@ -63,6 +69,15 @@ func (w *writes) putRaw(key, value string) {
 
 func (w *writes) del(key string) {
 	w.add(key, clientv3.OpDelete(key))
+}
+
+// noneBut asserts that key is the only key under prefix when the transaction commits: the
+// ranges before and after it are empty.
+func (r *reader) noneBut(prefix, key string) {
+	end := clientv3.GetPrefixRangeEnd(prefix)
+	r.cmps = append(r.cmps,
+		clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithRange(key),
+		clientv3.Compare(clientv3.CreateRevision(key+"\x00"), "=", 0).WithRange(end))
 }
 
 // none asserts that no key under prefix exists when the transaction commits (an empty range
@@ -152,8 +167,14 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 		if resp.Succeeded {
 			return nil
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		// Lost a race: wait a random while before re-reading, growing with each loss, so a
+		// crowd writing the same document (a thousand units leaving one application) spreads
+		// out instead of colliding again in lockstep.
+		backoff := time.Duration(rand.Int64N(int64(min(time.Millisecond<<attempt, maxBackoff))))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
 		}
 	}
 	return apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)

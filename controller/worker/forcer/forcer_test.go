@@ -76,19 +76,6 @@ func expectCounts(t *testing.T, snap *state.Snapshot) {
 				app.Name, app.UnitCount, units, app.RelationCount, rels)
 		}
 	}
-	for _, r := range snap.Relations {
-		inScope := 0
-		for _, u := range snap.Units {
-			for _, id := range u.Scopes {
-				if id == r.Id {
-					inScope++
-				}
-			}
-		}
-		if int(r.UnitCount) != inScope {
-			t.Errorf("relation %q: unit count %d, %d units in scope", r.Key, r.UnitCount, inScope)
-		}
-	}
 }
 
 // A dying unit in two relation scopes (and a third, container-scoped one) with a subordinate:
@@ -139,8 +126,8 @@ func TestForcedUnitLeavesScopesAndTakesSubordinate_LF1(t *testing.T) {
 	if len(snap.Relations) != 3 || len(snap.Applications) != 3 {
 		t.Fatalf("relations %d, applications %d: alive ones must stay", len(snap.Relations), len(snap.Applications))
 	}
-	if r := workertest.Relation(snap, dbRel); r.UnitCount != 1 {
-		t.Fatalf("db relation unit count %d", r.UnitCount)
+	if in := snap.Blockers().ScopeUnits[dbRel]; len(in) != 1 {
+		t.Fatalf("db relation scope %v", in)
 	}
 	if units, err := st.MachineUnits(ctx, uuid, machine); err != nil || len(units) != 0 {
 		t.Fatalf("machine %s still holds %v (%v)", machine, units, err)
@@ -266,8 +253,8 @@ func TestForcedRelationAtDeadline_LF1(t *testing.T) {
 		t.Fatal(err)
 	}
 	workertest.Eventually(t, "timer at the deadline", func() bool { return clock.HasTimerAt(deadline) })
-	if r := workertest.Relation(workertest.Snapshot(t, st, uuid), dbRel); r == nil || r.UnitCount != 2 {
-		t.Fatalf("relation before the deadline: %v", r)
+	if snap := workertest.Snapshot(t, st, uuid); workertest.Relation(snap, dbRel) == nil || len(snap.Blockers().ScopeUnits[dbRel]) != 2 {
+		t.Fatalf("relation before the deadline: %v", workertest.Relation(snap, dbRel))
 	}
 	clock.Advance(time.Hour)
 	workertest.Eventually(t, "relation removed", func() bool {
