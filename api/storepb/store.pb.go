@@ -424,22 +424,20 @@ func (x *Machine) GetKeepInstance() bool {
 
 // Application is /juju/models/<uuid>/applications/<name>.
 type Application struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	CharmUrl    string                 `protobuf:"bytes,2,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
-	Base        string                 `protobuf:"bytes,3,opt,name=base,proto3" json:"base,omitempty"`
-	Life        string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
-	Subordinate bool                   `protobuf:"varint,5,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
-	Constraints string                 `protobuf:"bytes,6,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	Config      map[string]string      `protobuf:"bytes,7,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// L-G6: the counts that decide when a dying application can go.
-	UnitCount     int32   `protobuf:"varint,8,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
-	RelationCount int32   `protobuf:"varint,9,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
-	Exposed       bool    `protobuf:"varint,10,opt,name=exposed,proto3" json:"exposed,omitempty"`
-	Leader        string  `protobuf:"bytes,11,opt,name=leader,proto3" json:"leader,omitempty"`
-	Status        *Status `protobuf:"bytes,12,opt,name=status,proto3" json:"status,omitempty"`
-	Created       int64   `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
-	ForceAfter    int64   `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	CharmUrl      string                 `protobuf:"bytes,2,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	Base          string                 `protobuf:"bytes,3,opt,name=base,proto3" json:"base,omitempty"`
+	Life          string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
+	Subordinate   bool                   `protobuf:"varint,5,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
+	Constraints   string                 `protobuf:"bytes,6,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	Config        map[string]string      `protobuf:"bytes,7,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	RelationCount int32                  `protobuf:"varint,9,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
+	Exposed       bool                   `protobuf:"varint,10,opt,name=exposed,proto3" json:"exposed,omitempty"`
+	Leader        string                 `protobuf:"bytes,11,opt,name=leader,proto3" json:"leader,omitempty"`
+	Status        *Status                `protobuf:"bytes,12,opt,name=status,proto3" json:"status,omitempty"`
+	Created       int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	ForceAfter    int64                  `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -521,13 +519,6 @@ func (x *Application) GetConfig() map[string]string {
 		return x.Config
 	}
 	return nil
-}
-
-func (x *Application) GetUnitCount() int32 {
-	if x != nil {
-		return x.UnitCount
-	}
-	return 0
 }
 
 func (x *Application) GetRelationCount() int32 {
@@ -1132,7 +1123,7 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\x87\x04\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xee\x03\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1140,9 +1131,7 @@ const file_store_proto_rawDesc = "" +
 	"\x04life\x18\x04 \x01(\tR\x04life\x12 \n" +
 	"\vsubordinate\x18\x05 \x01(\bR\vsubordinate\x12 \n" +
 	"\vconstraints\x18\x06 \x01(\tR\vconstraints\x12>\n" +
-	"\x06config\x18\a \x03(\v2&.juju.store.v1.Application.ConfigEntryR\x06config\x12\x1d\n" +
-	"\n" +
-	"unit_count\x18\b \x01(\x05R\tunitCount\x12%\n" +
+	"\x06config\x18\a \x03(\v2&.juju.store.v1.Application.ConfigEntryR\x06config\x12%\n" +
 	"\x0erelation_count\x18\t \x01(\x05R\rrelationCount\x12\x18\n" +
 	"\aexposed\x18\n" +
 	" \x01(\bR\aexposed\x12\x16\n" +
@@ -1153,7 +1142,7 @@ const file_store_proto_rawDesc = "" +
 	"forceAfter\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x83\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\t\"\x83\x04\n" +
 	"\x04Unit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +

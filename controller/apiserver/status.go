@@ -59,7 +59,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 	for _, a := range snap.Applications {
 		as := &pb.ApplicationStatus{
 			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
-			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed, UnitCount: a.UnitCount,
+			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed,
 			RelationCount: a.RelationCount, BlockedBy: blockers.Applications[a.Name], ForceAfter: a.ForceAfter,
 		}
 		if a.Status != nil && a.Status.Status != "" {
@@ -80,6 +80,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		if !ok {
 			continue
 		}
+		as.UnitCount++
 		as.Units = append(as.Units, &pb.UnitStatus{
 			Name: u.Name, Machine: u.MachineId, Life: u.Life, AgentStatus: statusInfo(u.AgentStatus),
 			WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,

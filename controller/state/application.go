@@ -221,11 +221,12 @@ func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) 
 		// The index value is the unit's life, so the machine agent's watch of the index sees
 		// its units go dying and dead (L-S machine agent).
 		w.putRaw(machineUnitKey(uuid, machineID, unitName), string(life.Alive))
-		app.UnitCount++
+		// The unit's record is the application's unit count (L-G6): the application document
+		// is only asserted alive, and written only to name a first leader.
 		if app.Leader == "" {
 			app.Leader = unitName
+			w.put(applicationKey(uuid, appName), app)
 		}
-		w.put(applicationKey(uuid, appName), app)
 		return w, nil
 	})
 	if err != nil {

@@ -86,16 +86,13 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 	}
 	// Applications' counts (L-G6).
 	for name, a := range apps {
-		n := 0
+		held := 0
 		for _, u := range units {
 			if u.Application == name {
-				n++
+				held++
 			}
 		}
-		if int(a.UnitCount) != n {
-			bad("application %s: unit count %d, %d units exist", name, a.UnitCount, n)
-		}
-		n = 0
+		n := 0
 		for _, r := range rels {
 			if own, _ := relationSides(r, name); own != nil {
 				n++
@@ -103,6 +100,9 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 		}
 		if int(a.RelationCount) != n {
 			bad("application %s: relation count %d, %d relations exist", name, a.RelationCount, n)
+		}
+		if a.Life != string(life.Alive) && held == 0 && n == 0 {
+			bad("application %s is %s and nothing holds it: nothing will remove it (L-A3)", name, a.Life)
 		}
 		if a.Leader != "" {
 			if _, ok := units[a.Leader]; !ok {
@@ -219,7 +219,13 @@ func (s *State) Remaining(ctx context.Context, uuid string) ([]string, error) {
 	}
 	for _, a := range snap.Applications {
 		if a.Life != string(life.Alive) {
-			out = append(out, fmt.Sprintf("application %s %s (units %d, relations %d)", a.Name, a.Life, a.UnitCount, a.RelationCount))
+			n := 0
+			for _, u := range snap.Units {
+				if u.Application == a.Name {
+					n++
+				}
+			}
+			out = append(out, fmt.Sprintf("application %s %s (units %d, relations %d)", a.Name, a.Life, n, a.RelationCount))
 		}
 	}
 	for _, u := range snap.Units {

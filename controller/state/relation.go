@@ -460,11 +460,10 @@ func (r *reader) ensureSubordinate(ctx context.Context, w *writes, uuid string, 
 		WorkloadStatus: r.s.status(string(status.Waiting), "agent initialising"),
 	})
 	principal.Subordinates = append(principal.Subordinates, name)
-	app.UnitCount++
 	if app.Leader == "" {
 		app.Leader = name
+		w.put(applicationKey(uuid, subApp), app)
 	}
-	w.put(applicationKey(uuid, subApp), app)
 	return name, nil
 }
 
@@ -512,77 +511,97 @@ func (s *State) LeaveScope(ctx context.Context, uuid string, relID int64, unitNa
 			if err != nil {
 				return nil, err
 			}
-			r.releaseRelation(w, uuid, other)
+			if err := r.releaseRelation(ctx, w, uuid, other); err != nil {
+				return nil, err
+			}
 		}
 		return w, r.deleteRelation(ctx, w, uuid, rel)
 	})
 }
 
-// occupied reports whether any unit is in a relation's scope, and asserts the answer: when
-// occupied, that one member (the first) is still there; when not, that the scope is empty.
-// Either way, a unit entering or leaving meanwhile fails the commit.
+// occupied reports whether any unit is in a relation's scope (asserted, see othersUnder).
 func (r *reader) occupied(ctx context.Context, uuid string, relID int64) (bool, error) {
-	prefix := scopePrefix(uuid, relID)
-	for {
-		resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
-		if err != nil {
-			return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
-		}
-		if len(resp.Kvs) == 0 {
-			empty, err := r.none(ctx, prefix)
-			if err != nil || empty {
-				return false, err
-			}
-			continue // someone entered between the two reads
-		}
-		found, err := r.get(ctx, string(resp.Kvs[0].Key), nil)
-		if err != nil || found {
-			return found, err
-		}
-	}
+	return r.othersUnder(ctx, scopePrefix(uuid, relID), "")
 }
 
-// lastInScope reports whether unit is the last in a relation's scope, and asserts it: if it is,
-// that no other member exists at commit; if not, that one other member (its neighbour, so that
-// a crowd leaving at once does not all watch the same key) is still there. Two last units
-// leaving together therefore cannot both think someone else will remove the relation (L-R4).
+// lastInScope reports whether unit is the last in a relation's scope (asserted, see
+// othersUnder). Two last units leaving together cannot both think that someone else will
+// remove the relation (L-R4).
 func (r *reader) lastInScope(ctx context.Context, uuid string, relID int64, unit string) (bool, error) {
-	prefix := scopePrefix(uuid, relID)
-	mine := scopeKey(uuid, relID, unit)
+	others, err := r.othersUnder(ctx, scopePrefix(uuid, relID), scopeKey(uuid, relID, unit))
+	return !others, err
+}
+
+// othersUnder reports whether any key other than except (which may be "") exists under
+// prefix, and asserts the answer for the commit: if so, that one such key (the first after
+// except, else the first before it: neighbours, so that a crowd leaving at once does not all
+// watch the same key) still exists; if not, that there is still none. Counting this way, from
+// the records themselves, keeps counts off hot documents: a thousand units leaving a relation
+// or an application at once write only their own keys.
+func (r *reader) othersUnder(ctx context.Context, prefix, except string) (bool, error) {
+	end := clientv3.GetPrefixRangeEnd(prefix)
 	for {
-		// The first member after this unit, else the first before it.
-		resp, err := r.s.kv.Get(ctx, mine+"\x00", clientv3.WithRange(clientv3.GetPrefixRangeEnd(prefix)),
-			clientv3.WithKeysOnly(), clientv3.WithLimit(1))
-		if err != nil {
-			return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
-		}
-		if len(resp.Kvs) == 0 {
-			resp, err = r.s.kv.Get(ctx, prefix, clientv3.WithRange(mine), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+		var found []byte
+		if except == "" {
+			resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithRange(end), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
 			if err != nil {
-				return false, fmt.Errorf("reading scope of relation %d: %w", relID, err)
+				return false, fmt.Errorf("reading %s: %w", prefix, err)
+			}
+			if len(resp.Kvs) > 0 {
+				found = resp.Kvs[0].Key
+			}
+		} else {
+			for _, rng := range [][2]string{{except + "\x00", end}, {prefix, except}} {
+				resp, err := r.s.kv.Get(ctx, rng[0], clientv3.WithRange(rng[1]), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+				if err != nil {
+					return false, fmt.Errorf("reading %s: %w", prefix, err)
+				}
+				if len(resp.Kvs) > 0 {
+					found = resp.Kvs[0].Key
+					break
+				}
 			}
 		}
-		if len(resp.Kvs) == 0 {
-			r.noneBut(prefix, mine)
-			return true, nil
+		if found == nil {
+			if except == "" {
+				r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithRange(end))
+			} else {
+				r.noneBut(prefix, except)
+			}
+			return false, nil
 		}
-		found, err := r.get(ctx, string(resp.Kvs[0].Key), nil)
-		if err != nil || found {
-			return false, err
+		exists, err := r.get(ctx, string(found), nil)
+		if err != nil || exists {
+			return exists, err
 		}
+		// Gone between the two reads: look again.
 	}
 }
 
 // releaseRelation drops one relation reference from app; a dying application that nothing else
 // holds goes with it (L-R4, L-A3).
-func (r *reader) releaseRelation(w *writes, uuid string, app *storepb.Application) {
-	if app.Life == string(life.Alive) || app.UnitCount > 0 || app.RelationCount >= 2 {
+func (r *reader) releaseRelation(ctx context.Context, w *writes, uuid string, app *storepb.Application) error {
+	if app.Life == string(life.Alive) || app.RelationCount >= 2 {
 		app.RelationCount--
 		w.put(applicationKey(uuid, app.Name), app)
-		return
+		return nil
+	}
+	hasUnits, err := r.othersUnder(ctx, applicationUnitsPrefix(uuid, app.Name), "")
+	if err != nil {
+		return err
+	}
+	if hasUnits {
+		app.RelationCount--
+		w.put(applicationKey(uuid, app.Name), app)
+		return nil
 	}
 	w.del(applicationKey(uuid, app.Name))
+	return nil
 }
+
+// applicationUnitsPrefix is where an application's units are: their records are its unit
+// count (L-G6).
+func applicationUnitsPrefix(uuid, app string) string { return ModelPrefix(uuid) + "units/" + app + "/" }
 
 // UnitRelation is a relation as one unit's agent sees it.
 type UnitRelation struct {

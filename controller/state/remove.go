@@ -210,19 +210,26 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 	if err != nil {
 		return err
 	}
-	if app.Life == string(life.Alive) || app.UnitCount >= 2 || app.RelationCount >= 1 {
-		app.UnitCount--
-		if app.Leader == u.Name {
-			leader, err := r.nextLeader(ctx, uuid, app.Name, u.Name)
-			if err != nil {
-				return err
-			}
-			app.Leader = leader
+	// L-U3: the unit's record going is the unit count going down; the application goes too
+	// when it is dying and nothing else holds it (L-A3).
+	keep := app.Life == string(life.Alive) || app.RelationCount >= 1
+	if !keep {
+		if keep, err = r.othersUnder(ctx, applicationUnitsPrefix(uuid, app.Name), unitKey(uuid, u.Name)); err != nil {
+			return err
 		}
-		w.put(applicationKey(uuid, app.Name), app)
+	}
+	if !keep {
+		w.del(applicationKey(uuid, app.Name))
 		return nil
 	}
-	w.del(applicationKey(uuid, app.Name)) // L-A3
+	if app.Leader == u.Name {
+		leader, err := r.nextLeader(ctx, uuid, app.Name, u.Name)
+		if err != nil {
+			return err
+		}
+		app.Leader = leader
+		w.put(applicationKey(uuid, app.Name), app)
+	}
 	return nil
 }
 
@@ -305,7 +312,11 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 				return nil, err
 			}
 		}
-		if app.UnitCount > 0 || removed < app.RelationCount {
+		hasUnits, err := r.othersUnder(ctx, applicationUnitsPrefix(uuid, name), "")
+		if err != nil {
+			return nil, err
+		}
+		if hasUnits || removed < app.RelationCount {
 			res.Outcome = OutcomeDying
 			app.Life = string(life.Dying)
 			app.RelationCount -= removed
@@ -325,8 +336,7 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 
 // applicationUnitNames lists an application's units in natural order.
 func (s *State) applicationUnitNames(ctx context.Context, uuid, app string) ([]string, error) {
-	prefix := ModelPrefix(uuid) + "units/" + app + "/"
-	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	resp, err := s.kv.Get(ctx, applicationUnitsPrefix(uuid, app), clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
 		return nil, fmt.Errorf("listing units of %q: %w", app, err)
 	}

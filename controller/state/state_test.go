@@ -362,8 +362,8 @@ func TestConcurrentAddUnitsRetry_LG3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app.UnitCount != 8 || len(snap.Units) != 8 || len(snap.Machines) != 8 {
-		t.Fatalf("unit count %d, units %d, machines %d", app.UnitCount, len(snap.Units), len(snap.Machines))
+	if app.Leader == "" || len(snap.Units) != 8 || len(snap.Machines) != 8 {
+		t.Fatalf("leader %q, units %d, machines %d", app.Leader, len(snap.Units), len(snap.Machines))
 	}
 }
 
