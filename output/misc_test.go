@@ -39,7 +39,7 @@ func TestNaturalLess(t *testing.T) {
 		}
 		return 0
 	})
-	want := []string{"0", "0/lxd/9", "0/lxd/10", "1", "2", "10", "a-b/0", "a/0", "pg/1", "pg/2", "pg/02", "pg/10"}
+	want := []string{"0", "0/lxd/9", "0/lxd/10", "1", "2", "10", "a-b/0", "a/0", "pg/1", "pg/02", "pg/2", "pg/10"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("sorted = %q\nwant     %q", got, want)
 	}

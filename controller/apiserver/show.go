@@ -69,12 +69,7 @@ func (s *applicationServer) ShowUnit(ctx context.Context, req *pb.ShowUnitReques
 				related = append(related, unit)
 			}
 		}
-		slices.SortFunc(related, func(a, b string) int {
-			if names.NaturalLess(a, b) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(related, names.NaturalCompare)
 		for _, unit := range related {
 			app, _ := names.UnitApplication(unit)
 			if unit == req.Unit || app != ur.Other.Application {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/names"
 )
 
 // Audit checks a model's references and counts (L-G6) as of one revision and returns every
@@ -200,7 +201,7 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 			bad("machine %s is dead with units assigned", m)
 		}
 	}
-	slices.SortFunc(problems, naturalCmp)
+	slices.SortFunc(problems, names.NaturalCompare)
 	return problems, nil
 }
 
@@ -245,6 +246,6 @@ func (s *State) Remaining(ctx context.Context, uuid string) ([]string, error) {
 	for _, c := range cl {
 		out = append(out, fmt.Sprintf("cleanup %d of relation %d", c.ID, c.Doc.RelationId))
 	}
-	slices.SortFunc(out, naturalCmp)
+	slices.SortFunc(out, names.NaturalCompare)
 	return out, nil
 }

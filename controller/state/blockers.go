@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
 
@@ -60,11 +61,11 @@ func (snap *Snapshot) Blockers() Blockers {
 	}
 	for _, list := range [](map[string][]string){appUnits, machineUnits} {
 		for _, units := range list {
-			slices.SortFunc(units, naturalCmp)
+			slices.SortFunc(units, names.NaturalCompare)
 		}
 	}
 	for _, units := range b.ScopeUnits {
-		slices.SortFunc(units, naturalCmp)
+		slices.SortFunc(units, names.NaturalCompare)
 	}
 	for _, u := range snap.Units {
 		if u.Life == string(life.Alive) {

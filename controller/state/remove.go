@@ -344,7 +344,7 @@ func (s *State) applicationUnitNames(ctx context.Context, uuid, app string) ([]s
 	for _, kv := range resp.Kvs {
 		out = append(out, string(kv.Key)[len(ModelPrefix(uuid)+"units/"):])
 	}
-	slices.SortFunc(out, naturalCmp)
+	slices.SortFunc(out, names.NaturalCompare)
 	return out, nil
 }
 
@@ -462,17 +462,6 @@ func (s *State) RemoveMachine(ctx context.Context, uuid, id string) error {
 		w.del(machineKey(uuid, id))
 		return w, nil
 	})
-}
-
-// naturalCmp orders names naturally (app/2 before app/10), for slices.SortFunc.
-func naturalCmp(a, b string) int {
-	switch {
-	case names.NaturalLess(a, b):
-		return -1
-	case names.NaturalLess(b, a):
-		return 1
-	}
-	return 0
 }
 
 const maxLeaderCandidates = 8

@@ -29,7 +29,6 @@ func New(cli *clientv3.Client) *State {
 	return &State{kv: cli, now: time.Now}
 }
 
-
 // SetClock replaces the clock (tests).
 func (s *State) SetClock(now func() time.Time) { s.now = now }
 

@@ -106,6 +106,17 @@ func IsValidController(name string) bool {
 	return controllerRe.MatchString(name)
 }
 
+// NaturalCompare is NaturalLess as a three-way comparison, for slices.SortFunc.
+func NaturalCompare(a, b string) int {
+	switch {
+	case NaturalLess(a, b):
+		return -1
+	case NaturalLess(b, a):
+		return 1
+	}
+	return 0
+}
+
 // NaturalLess orders strings so that embedded numbers compare by value:
 // "pg/2" < "pg/10" and "0/lxd/1" < "1".
 func NaturalLess(a, b string) bool {

@@ -2,6 +2,7 @@ package status
 
 import (
 	"cmp"
+	"github.com/jujuclone/juju/core/names"
 	"maps"
 	"net"
 	"regexp"
@@ -340,7 +341,7 @@ func relatedApplications(rels []*jujupb.RelationStatus) map[string]EndpointRelat
 	for _, eps := range byApp {
 		for _, list := range eps {
 			slices.SortStableFunc(list, func(a, b RelatedApplicationView) int {
-				return cmp.Or(naturalCmp(a.RelatedApplication, b.RelatedApplication), strings.Compare(a.Interface, b.Interface))
+				return cmp.Or(names.NaturalCompare(a.RelatedApplication, b.RelatedApplication), strings.Compare(a.Interface, b.Interface))
 			})
 		}
 	}
@@ -389,7 +390,7 @@ func relationRows(rels []*jujupb.RelationStatus) []relationRow {
 		})
 	}
 	slices.SortStableFunc(rows, func(a, b relationRow) int {
-		return cmp.Or(naturalCmp(a.provider, b.provider), naturalCmp(a.requirer, b.requirer))
+		return cmp.Or(names.NaturalCompare(a.provider, b.provider), names.NaturalCompare(a.requirer, b.requirer))
 	})
 	return rows
 }
@@ -631,7 +632,7 @@ var severity = map[string]int{
 // shows for an application whose charm set no status.
 func derivedStatus(units []*jujupb.UnitStatus) *jujupb.StatusInfo {
 	sorted := slices.Clone(units)
-	slices.SortFunc(sorted, func(a, b *jujupb.UnitStatus) int { return naturalCmp(a.GetName(), b.GetName()) })
+	slices.SortFunc(sorted, func(a, b *jujupb.UnitStatus) int { return names.NaturalCompare(a.GetName(), b.GetName()) })
 	var best *jujupb.StatusInfo
 	for _, u := range sorted {
 		ws := u.GetWorkloadStatus()
@@ -787,16 +788,6 @@ func parsePort(p string) (portSpan, bool) {
 	return portSpan{from: from, to: to, proto: proto}, true
 }
 
-func naturalCmp(a, b string) int {
-	switch {
-	case output.NaturalLess(a, b):
-		return -1
-	case output.NaturalLess(b, a):
-		return 1
-	}
-	return 0
-}
-
 // cloneOrNil returns a copy of s, or nil when empty.
 func cloneOrNil(s []string) []string {
 	if len(s) == 0 {
@@ -811,12 +802,12 @@ func sortedCopy(s []string) []string {
 		return nil
 	}
 	c := slices.Clone(s)
-	slices.SortFunc(c, naturalCmp)
+	slices.SortFunc(c, names.NaturalCompare)
 	return c
 }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, naturalCmp)
+	slices.SortFunc(keys, names.NaturalCompare)
 	return keys
 }

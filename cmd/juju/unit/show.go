@@ -140,7 +140,7 @@ func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 	u := d.GetUnit()
 	v := &unitDetailView{
 		Machine:       u.GetMachine(),
-		OpenedPorts:   slices.SortedFunc(slices.Values(u.GetOpenPorts()), naturalCmp),
+		OpenedPorts:   slices.SortedFunc(slices.Values(u.GetOpenPorts()), names.NaturalCompare),
 		PublicAddress: u.GetPublicAddress(),
 		Charm:         d.GetCharmUrl(),
 		Leader:        u.GetLeader(),
@@ -170,16 +170,6 @@ func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 		return cmp.Or(cmp.Compare(a.RelationID, b.RelationID), cmp.Compare(a.Endpoint, b.Endpoint))
 	})
 	return v
-}
-
-func naturalCmp(a, b string) int {
-	switch {
-	case output.NaturalLess(a, b):
-		return -1
-	case output.NaturalLess(b, a):
-		return 1
-	}
-	return 0
 }
 
 func newRelatedUnitView(ru *jujupb.RelatedUnit) relatedUnitView {
