@@ -379,6 +379,9 @@ func (s *State) EnterScope(ctx context.Context, uuid string, relID int64, unitNa
 	what := fmt.Sprintf("unit %q cannot enter scope of relation %d", unitName, relID)
 	err := s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
 		created = ""
+		if err := r.prefetch(ctx, scopeKey(uuid, relID, unitName), unitKey(uuid, unitName), relationKey(uuid, relID)); err != nil {
+			return nil, err
+		}
 		inScope, err := r.get(ctx, scopeKey(uuid, relID, unitName), nil)
 		if err != nil || inScope {
 			return nil, err
@@ -473,6 +476,9 @@ func (r *reader) ensureSubordinate(ctx context.Context, w *writes, uuid string, 
 func (s *State) LeaveScope(ctx context.Context, uuid string, relID int64, unitName string) error {
 	what := fmt.Sprintf("unit %q cannot leave scope of relation %d", unitName, relID)
 	return s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+		if err := r.prefetch(ctx, scopeKey(uuid, relID, unitName), unitKey(uuid, unitName), relationKey(uuid, relID)); err != nil {
+			return nil, err
+		}
 		inScope, err := r.get(ctx, scopeKey(uuid, relID, unitName), nil)
 		if err != nil || !inScope {
 			return nil, err

@@ -123,6 +123,11 @@ func (r *reader) setUnitDying(ctx context.Context, w *writes, uuid string, u *st
 func (s *State) SetUnitDying(ctx context.Context, uuid, name string) (string, error) {
 	var result string
 	err := s.run(ctx, fmt.Sprintf("cannot set unit %q dying", name), func(ctx context.Context, r *reader) (*writes, error) {
+		if app, err := names.UnitApplication(name); err == nil {
+			if err := r.prefetch(ctx, unitKey(uuid, name), applicationKey(uuid, app)); err != nil {
+				return nil, err
+			}
+		}
 		u, err := r.unit(ctx, uuid, name)
 		if err != nil {
 			return nil, err
@@ -175,6 +180,11 @@ func (s *State) EnsureUnitDead(ctx context.Context, uuid, name string) (string, 
 // alive and was never deployed (nothing else will ever hold it).
 func (s *State) RemoveUnit(ctx context.Context, uuid, name string) error {
 	return s.run(ctx, fmt.Sprintf("cannot remove unit %q", name), func(ctx context.Context, r *reader) (*writes, error) {
+		if app, err := names.UnitApplication(name); err == nil {
+			if err := r.prefetch(ctx, unitKey(uuid, name), applicationKey(uuid, app)); err != nil {
+				return nil, err
+			}
+		}
 		u := &storepb.Unit{}
 		found, err := r.get(ctx, unitKey(uuid, name), u)
 		if err != nil || !found {

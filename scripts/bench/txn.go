@@ -65,19 +65,35 @@ func (k timedKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption)
 	return r, err
 }
 
-func (k timedKV) Txn(ctx context.Context) clientv3.Txn { return timedTxn{k.KV.Txn(ctx), k.st} }
+func (k timedKV) Txn(ctx context.Context) clientv3.Txn { return timedTxn{k.KV.Txn(ctx), k.st, false} }
 
+// timedTxn counts a transaction of gets only (controller/state's read-ahead) as a read, any
+// other as a commit.
 type timedTxn struct {
 	clientv3.Txn
-	st *kvStats
+	st    *kvStats
+	write bool
 }
 
-func (t timedTxn) If(cs ...clientv3.Cmp) clientv3.Txn   { return timedTxn{t.Txn.If(cs...), t.st} }
-func (t timedTxn) Then(ops ...clientv3.Op) clientv3.Txn { return timedTxn{t.Txn.Then(ops...), t.st} }
-func (t timedTxn) Else(ops ...clientv3.Op) clientv3.Txn { return timedTxn{t.Txn.Else(ops...), t.st} }
+func (t timedTxn) If(cs ...clientv3.Cmp) clientv3.Txn { return timedTxn{t.Txn.If(cs...), t.st, true} }
+func (t timedTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	write := t.write
+	for _, op := range ops {
+		write = write || !op.IsGet()
+	}
+	return timedTxn{t.Txn.Then(ops...), t.st, write}
+}
+func (t timedTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	return timedTxn{t.Txn.Else(ops...), t.st, t.write}
+}
 func (t timedTxn) Commit() (*clientv3.TxnResponse, error) {
 	start := time.Now()
 	r, err := t.Txn.Commit()
+	if !t.write {
+		t.st.reads += time.Since(start)
+		t.st.nReads++
+		return r, err
+	}
 	t.st.commits += time.Since(start)
 	t.st.nCommits++
 	return r, err
