@@ -10,7 +10,7 @@ import (
 
 // hubBuffer is how far a subscriber may fall behind before its subscription is ended (it then
 // watches again and re-reads, as after any watch failure).
-const hubBuffer = 1024
+const hubBuffer = 128
 
 // Hub shares one etcd watch per model among every subscriber (the API server's Watch calls:
 // one per agent). Thousands of agents each watching the relations of a model would otherwise
