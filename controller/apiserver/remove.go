@@ -61,31 +61,26 @@ func (b *service) removeEach(ctx context.Context, req *pb.RemoveRequest, valid f
 	return resp, nil
 }
 
-func (s *applicationServer) RemoveUnits(ctx context.Context, req *pb.RemoveRequest) (*pb.RemoveResponse, error) {
-	return s.removeEach(ctx, req, func(name string) error {
-		if !names.IsValidUnit(name) {
-			return apierr.Errorf(apierr.NotValid, "invalid unit name %q", name)
+// nameCheck refuses names that cannot be valid, with Juju's wording.
+func nameCheck(valid func(string) bool, format string) func(string) error {
+	return func(name string) error {
+		if !valid(name) {
+			return apierr.Errorf(apierr.NotValid, format, name)
 		}
 		return nil
-	}, s.st.DestroyUnit)
+	}
+}
+
+func (s *applicationServer) RemoveUnits(ctx context.Context, req *pb.RemoveRequest) (*pb.RemoveResponse, error) {
+	return s.removeEach(ctx, req, nameCheck(names.IsValidUnit, "invalid unit name %q"), s.st.DestroyUnit)
 }
 
 func (s *applicationServer) RemoveApplications(ctx context.Context, req *pb.RemoveRequest) (*pb.RemoveResponse, error) {
-	return s.removeEach(ctx, req, func(name string) error {
-		if !names.IsValidApplication(name) {
-			return apierr.Errorf(apierr.NotValid, "invalid application name %q", name)
-		}
-		return nil
-	}, s.st.DestroyApplication)
+	return s.removeEach(ctx, req, nameCheck(names.IsValidApplication, "invalid application name %q"), s.st.DestroyApplication)
 }
 
 func (s *machineServer) RemoveMachines(ctx context.Context, req *pb.RemoveRequest) (*pb.RemoveResponse, error) {
-	return s.removeEach(ctx, req, func(id string) error {
-		if !names.IsValidMachine(id) {
-			return apierr.Errorf(apierr.NotValid, "invalid machine id %q", id)
-		}
-		return nil
-	}, s.st.DestroyMachine)
+	return s.removeEach(ctx, req, nameCheck(names.IsValidMachine, "invalid machine id %q"), s.st.DestroyMachine)
 }
 
 func (s *applicationServer) Integrate(ctx context.Context, req *pb.IntegrateRequest) (*pb.IntegrateResponse, error) {
