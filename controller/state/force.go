@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/core/life"
 )
@@ -92,34 +90,13 @@ func (s *State) ForceRemoveApplicationUnits(ctx context.Context, uuid, app strin
 	if err != nil {
 		return err
 	}
+	// Subordinates too: on their own they leave their scopes and are removed like any unit.
 	for _, u := range units {
-		unit, err := s.Unit(ctx, uuid, u)
-		if err != nil {
-			if errors.Is(err, apierr.NotFound) {
-				continue
-			}
-			return err
-		}
-		if unit.Principal != "" {
-			// A subordinate goes through its principal's agent, or is forced with it; on its
-			// own it leaves its scopes and is removed here.
-			if err := s.forceRemoveSubordinate(ctx, uuid, u, forceAfter); err != nil {
-				return err
-			}
-			continue
-		}
 		if err := s.ForceRemoveUnit(ctx, uuid, u, forceAfter); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func (s *State) forceRemoveSubordinate(ctx context.Context, uuid, name string, forceAfter int64) error {
-	if _, err := s.SetUnitDying(ctx, uuid, name); err != nil {
-		return ignoreNotFound(err)
-	}
-	return s.ForceRemoveUnit(ctx, uuid, name, forceAfter)
 }
 
 // ForceLeaveRelation takes every unit out of a forced, dying relation's scope; the last one out
@@ -138,16 +115,7 @@ func (s *State) ForceLeaveRelation(ctx context.Context, uuid string, relID int64
 }
 
 func (s *State) machineUnits(ctx context.Context, uuid, id string) ([]string, error) {
-	prefix := machineUnitsPrefix(uuid, id)
-	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	if err != nil {
-		return nil, fmt.Errorf("listing units of machine %s: %w", id, err)
-	}
-	out := make([]string, 0, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
-		out = append(out, string(kv.Key)[len(prefix):])
-	}
-	return out, nil
+	return s.keysUnder(ctx, machineUnitsPrefix(uuid, id))
 }
 
 // ignoreNotFound: something else finished the job first.

@@ -56,20 +56,20 @@ func (e EndpointSpec) String() string {
 }
 
 // applicationEndpoints returns an application's endpoints (with the implicit juju-info).
-func (s *State) applicationEndpoints(ctx context.Context, uuid, app string) (*storepb.Application, []charm.Relation, error) {
+func (s *State) applicationEndpoints(ctx context.Context, uuid, app string) ([]charm.Relation, error) {
 	a, err := s.Application(ctx, uuid, app)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ch, err := s.Charm(ctx, uuid, a.CharmUrl)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	meta, err := CharmMeta(ch)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return a, meta.Endpoints(), nil
+	return meta.Endpoints(), nil
 }
 
 // inferEndpoints picks the one pair of endpoints two specs can mean (L-D5): same interface and
@@ -80,11 +80,11 @@ func (s *State) inferEndpoints(ctx context.Context, uuid string, a, b EndpointSp
 		return nil, apierr.Errorf(apierr.NotValid,
 			"cannot integrate application %q with itself: peer relations come with the charm", a.Application)
 	}
-	_, epsA, err := s.applicationEndpoints(ctx, uuid, a.Application)
+	epsA, err := s.applicationEndpoints(ctx, uuid, a.Application)
 	if err != nil {
 		return nil, err
 	}
-	_, epsB, err := s.applicationEndpoints(ctx, uuid, b.Application)
+	epsB, err := s.applicationEndpoints(ctx, uuid, b.Application)
 	if err != nil {
 		return nil, err
 	}
@@ -546,33 +546,25 @@ func (r *reader) lastInScope(ctx context.Context, uuid string, relID int64, unit
 // or an application at once write only their own keys.
 func (r *reader) othersUnder(ctx context.Context, prefix, except string) (bool, error) {
 	end := clientv3.GetPrefixRangeEnd(prefix)
+	ranges := [][2]string{{prefix, end}}
+	if except != "" {
+		ranges = [][2]string{{except + "\x00", end}, {prefix, except}}
+	}
 	for {
 		var found []byte
-		if except == "" {
-			resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithRange(end), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
+		for _, rng := range ranges {
+			resp, err := r.s.kv.Get(ctx, rng[0], clientv3.WithRange(rng[1]), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
 			if err != nil {
 				return false, fmt.Errorf("reading %s: %w", prefix, err)
 			}
 			if len(resp.Kvs) > 0 {
 				found = resp.Kvs[0].Key
-			}
-		} else {
-			for _, rng := range [][2]string{{except + "\x00", end}, {prefix, except}} {
-				resp, err := r.s.kv.Get(ctx, rng[0], clientv3.WithRange(rng[1]), clientv3.WithKeysOnly(), clientv3.WithLimit(1))
-				if err != nil {
-					return false, fmt.Errorf("reading %s: %w", prefix, err)
-				}
-				if len(resp.Kvs) > 0 {
-					found = resp.Kvs[0].Key
-					break
-				}
+				break
 			}
 		}
 		if found == nil {
-			if except == "" {
-				r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithRange(end))
-			} else {
-				r.noneBut(prefix, except)
+			for _, rng := range ranges {
+				r.assertEmpty(rng[0], rng[1])
 			}
 			return false, nil
 		}
@@ -671,14 +663,5 @@ func (s *State) RelationSettings(ctx context.Context, uuid string, relID int64) 
 
 // ScopeUnits lists the units in a relation's scope.
 func (s *State) ScopeUnits(ctx context.Context, uuid string, relID int64) ([]string, error) {
-	prefix := scopePrefix(uuid, relID)
-	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	if err != nil {
-		return nil, fmt.Errorf("reading scope of relation %d: %w", relID, err)
-	}
-	out := make([]string, 0, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
-		out = append(out, string(kv.Key)[len(prefix):])
-	}
-	return out, nil
+	return s.keysUnder(ctx, scopePrefix(uuid, relID))
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/life"
@@ -96,14 +94,20 @@ func (s *State) DestroyUnit(ctx context.Context, uuid, name string, opts Destroy
 	return res, err
 }
 
-// setUnitDying sets u dying with its subordinates (L-U5: a subordinate follows its principal).
-func (r *reader) setUnitDying(ctx context.Context, w *writes, uuid string, u *storepb.Unit, forceAfter int64) error {
-	u.Life = string(life.Dying)
-	u.ForceAfter = forceAfter
+// putUnitLife writes a unit whose life changed and, for a principal, the copy of its life in
+// its machine's index, which is what the machine agent watches (L-S machine agent).
+func (w *writes) putUnitLife(uuid string, u *storepb.Unit) {
 	w.put(unitKey(uuid, u.Name), u)
 	if u.Principal == "" {
 		w.putRaw(machineUnitKey(uuid, u.MachineId, u.Name), u.Life)
 	}
+}
+
+// setUnitDying sets u dying with its subordinates (L-U5: a subordinate follows its principal).
+func (r *reader) setUnitDying(ctx context.Context, w *writes, uuid string, u *storepb.Unit, forceAfter int64) error {
+	u.Life = string(life.Dying)
+	u.ForceAfter = forceAfter
+	w.putUnitLife(uuid, u)
 	for _, name := range u.Subordinates {
 		sub, err := r.unit(ctx, uuid, name)
 		if err != nil {
@@ -167,10 +171,7 @@ func (s *State) EnsureUnitDead(ctx context.Context, uuid, name string) (string, 
 		result = string(life.Dead)
 		u.Life = string(life.Dead)
 		w := &writes{}
-		w.put(unitKey(uuid, name), u)
-		if u.Principal == "" {
-			w.putRaw(machineUnitKey(uuid, u.MachineId, name), u.Life)
-		}
+		w.putUnitLife(uuid, u)
 		return w, nil
 	})
 	return result, err
@@ -346,13 +347,13 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 
 // applicationUnitNames lists an application's units in natural order.
 func (s *State) applicationUnitNames(ctx context.Context, uuid, app string) ([]string, error) {
-	resp, err := s.kv.Get(ctx, applicationUnitsPrefix(uuid, app), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	numbers, err := s.keysUnder(ctx, applicationUnitsPrefix(uuid, app))
 	if err != nil {
-		return nil, fmt.Errorf("listing units of %q: %w", app, err)
+		return nil, err
 	}
-	out := make([]string, 0, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
-		out = append(out, string(kv.Key)[len(ModelPrefix(uuid)+"units/"):])
+	out := make([]string, 0, len(numbers))
+	for _, n := range numbers {
+		out = append(out, app+"/"+n)
 	}
 	slices.SortFunc(out, names.NaturalCompare)
 	return out, nil
@@ -373,7 +374,9 @@ func (s *State) DestroyMachine(ctx context.Context, uuid, id string, opts Destro
 		if !found {
 			return nil, apierr.Errorf(apierr.NotFound, "machine %s not found", id)
 		}
-		units, err := r.machineUnitNames(ctx, uuid, id)
+		// The names are for the report; whether any unit is assigned is decided, and asserted
+		// for the commit, by othersUnder (a unit placed meanwhile fails the commit).
+		units, err := s.machineUnits(ctx, uuid, id)
 		if err != nil {
 			return nil, err
 		}
@@ -389,19 +392,19 @@ func (s *State) DestroyMachine(ctx context.Context, uuid, id string, opts Destro
 		if hasJob(m, JobManageModel) {
 			return nil, apierr.Errorf(apierr.NotValid, "machine %s is required by the model", id)
 		}
-		if len(units) > 0 && opts.ForceAfter == 0 {
+		hasUnits, err := r.othersUnder(ctx, machineUnitsPrefix(uuid, id), "")
+		if err != nil {
+			return nil, err
+		}
+		if hasUnits && len(units) == 0 {
+			return nil, errRetry // assigned since the listing
+		}
+		if hasUnits && opts.ForceAfter == 0 {
 			res.RequiresForce = true
 			if opts.DryRun {
 				return nil, nil
 			}
 			return nil, apierr.Errorf(apierr.HasAssignedUnits, "machine %s has unit %q assigned", id, units[0])
-		}
-		if len(units) == 0 {
-			// Assert the machine stays empty until the commit (L-M4 needs the machine alive to
-			// assign, but a unit placed just before could still slip in).
-			if _, err := r.none(ctx, machineUnitsPrefix(uuid, id)); err != nil {
-				return nil, err
-			}
 		}
 		res.Outcome = OutcomeDying
 		if opts.DryRun {
@@ -414,11 +417,6 @@ func (s *State) DestroyMachine(ctx context.Context, uuid, id string, opts Destro
 		return w, nil
 	})
 	return res, err
-}
-
-// machineUnitNames lists the principal units assigned to a machine.
-func (r *reader) machineUnitNames(ctx context.Context, uuid, id string) ([]string, error) {
-	return r.s.machineUnits(ctx, uuid, id)
 }
 
 // EnsureMachineDead is the machine agent's duty for a dying machine (L-M2): dead once no unit
@@ -444,8 +442,7 @@ func (s *State) EnsureMachineDead(ctx context.Context, uuid, id string) (string,
 		case hasJob(m, JobManageModel):
 			return nil, apierr.Errorf(apierr.NotValid, "machine %s is required by the model", id)
 		}
-		empty, err := r.none(ctx, machineUnitsPrefix(uuid, id))
-		if err != nil || !empty {
+		if hasUnits, err := r.othersUnder(ctx, machineUnitsPrefix(uuid, id), ""); err != nil || hasUnits {
 			return nil, err
 		}
 		result = string(life.Dead)

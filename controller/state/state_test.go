@@ -430,19 +430,18 @@ func TestProvisioningErrorIsVisible_LM5(t *testing.T) {
 	}
 }
 
-func TestWatchSeesChangesAfterRevision(t *testing.T) {
+func TestWatchSeesChangesAfterSubscribing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	uuid := newModel(t, "")
-	rev, err := st.Revision(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	prefix, err := state.KeyPrefix(uuid, state.KindMachine, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := st.Watch(ctx, uuid, []string{prefix}, rev+1)
+	events, err := st.NewHub(ctx).Subscribe(ctx, uuid, []state.WatchKey{{Key: prefix}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := st.AddMachine(ctx, uuid, state.MachineParams{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -23,6 +24,10 @@ const (
 
 // maxOps keeps every transaction well under etcd's 128 operations (L-G4).
 const maxOps = 100
+
+// errRetry, returned by a build, starts the transaction again from fresh reads: what it read
+// outside the guards (a listing) has already changed.
+var errRetry = errors.New("state changed while reading")
 
 // buildFunc reads through r and returns the writes to commit, or an error to stop.
 type buildFunc func(ctx context.Context, r *reader) (*writes, error)
@@ -98,27 +103,23 @@ func (w *writes) del(key string) {
 	w.add(key, clientv3.OpDelete(key))
 }
 
-// noneBut asserts that key is the only key under prefix when the transaction commits: the
-// ranges before and after it are empty.
-func (r *reader) noneBut(prefix, key string) {
-	end := clientv3.GetPrefixRangeEnd(prefix)
-	r.cmps = append(r.cmps,
-		clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithRange(key),
-		clientv3.Compare(clientv3.CreateRevision(key+"\x00"), "=", 0).WithRange(end))
+// assertEmpty asserts that no key in [from, to) exists when the transaction commits (an empty
+// range compares as create revision 0).
+func (r *reader) assertEmpty(from, to string) {
+	r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(from), "=", 0).WithRange(to))
 }
 
-// none asserts that no key under prefix exists when the transaction commits (an empty range
-// compares as create revision 0).
-func (r *reader) none(ctx context.Context, prefix string) (bool, error) {
-	resp, err := r.s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+// keysUnder lists the names of the keys under prefix (the prefix stripped), unguarded.
+func (s *State) keysUnder(ctx context.Context, prefix string) ([]string, error) {
+	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", prefix, err)
+		return nil, fmt.Errorf("listing %s: %w", prefix, err)
 	}
-	if resp.Count > 0 {
-		return false, nil
+	out := make([]string, 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		out = append(out, string(kv.Key)[len(prefix):])
 	}
-	r.cmps = append(r.cmps, clientv3.Compare(clientv3.CreateRevision(prefix), "=", 0).WithPrefix())
-	return true, nil
+	return out, nil
 }
 
 // read fetches one key and records, once per key, the assertion that it is unchanged (or still
@@ -176,6 +177,9 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		r := &reader{s: s, seen: map[string]bool{}, seqs: map[string]int64{}}
 		w, err := build(ctx, r)
+		if errors.Is(err, errRetry) {
+			continue // what build read had already changed: read again
+		}
 		if err != nil {
 			return err
 		}

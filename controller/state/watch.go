@@ -18,91 +18,13 @@ type Event struct {
 	Revision int64
 }
 
-// Watch streams changes to the given keys and key prefixes of one model until ctx ends or the
-// watch fails; the channel is then closed. Agents react to these, never poll (design: State).
-func (s *State) Watch(ctx context.Context, uuid string, prefixes []string, fromRev int64) <-chan Event {
-	keys := make([]WatchKey, 0, len(prefixes))
-	for _, p := range prefixes {
-		keys = append(keys, WatchKey{Key: p})
-	}
-	return s.WatchKeys(ctx, uuid, keys, fromRev)
-}
-
-// WatchKey is one key (or prefix, ending in "/") to watch.
+// WatchKey is one key (or prefix, ending in "/") a Hub subscriber watches.
 type WatchKey struct {
 	Key string
 	// LifeOnly reports only creations, removals and life changes: a unit agent watching its
-	// application or the model's relations must not wake for every unit count or scope change,
+	// application or the model's relations must not wake for every status or leader change,
 	// or a 1,000-unit removal costs a million re-reads.
 	LifeOnly bool
-}
-
-type taggedResponse struct {
-	resp     clientv3.WatchResponse
-	lifeOnly bool
-}
-
-// WatchKeys is Watch with per-key options.
-func (s *State) WatchKeys(ctx context.Context, uuid string, keys []WatchKey, fromRev int64) <-chan Event {
-	out := make(chan Event, 64)
-	ctx, cancel := context.WithCancel(ctx)
-	merged := make(chan taggedResponse)
-	for _, k := range keys {
-		// A prefix ends in "/" (every document of a kind); anything else is one document's key,
-		// watched exactly so that "units/mysql/1" does not also see "units/mysql/10".
-		var opts []clientv3.OpOption
-		if strings.HasSuffix(k.Key, "/") {
-			opts = append(opts, clientv3.WithPrefix())
-		}
-		if fromRev > 0 {
-			opts = append(opts, clientv3.WithRev(fromRev))
-		}
-		if k.LifeOnly {
-			opts = append(opts, clientv3.WithPrevKV())
-		}
-		wc := s.kv.Watch(clientv3.WithRequireLeader(ctx), k.Key, opts...)
-		go func() {
-			defer cancel()
-			for resp := range wc {
-				select {
-				case merged <- taggedResponse{resp, k.LifeOnly}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(out)
-		prefix := ModelPrefix(uuid)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case tr := <-merged:
-				if tr.resp.Err() != nil {
-					cancel()
-					return
-				}
-				for _, ev := range tr.resp.Events {
-					kind, id := classify(string(ev.Kv.Key), prefix)
-					if kind == "" {
-						continue
-					}
-					if tr.lifeOnly && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil &&
-						lifeOf(kind, ev.PrevKv.Value) == lifeOf(kind, ev.Kv.Value) {
-						continue
-					}
-					select {
-					case out <- Event{Kind: kind, ID: id, Removed: ev.Type == clientv3.EventTypeDelete, Revision: ev.Kv.ModRevision}:
-					case <-ctx.Done():
-						return
-					}
-				}
-			}
-		}
-	}()
-	return out
 }
 
 // lifeOf decodes the life of a document of the given kind ("" for kinds without one).
