@@ -20,39 +20,32 @@ func (s *applicationServer) ShowUnit(ctx context.Context, req *pb.ShowUnitReques
 	if err != nil {
 		return nil, err
 	}
+	// One snapshot answers everything but the settings.
 	snap, err := s.st.Snapshot(ctx, m.Uuid)
 	if err != nil {
 		return nil, err
 	}
-	status := fullStatus(snap, s.cfg.ControllerName)
-	detail := &pb.UnitDetail{}
-	for _, app := range status.Applications {
-		for _, u := range app.Units {
-			if u.Name == req.Unit {
-				detail.Unit, detail.Application, detail.CharmUrl = u, app.Name, app.CharmUrl
-			}
-		}
-	}
-	if detail.Unit == nil {
+	u, rels, ok := snap.UnitRelations(req.Unit)
+	if !ok {
 		return nil, apierr.Errorf(apierr.NotFound, "unit %q not found", req.Unit)
+	}
+	blockers := snap.Blockers()
+	detail := &pb.UnitDetail{Application: u.Application, CharmUrl: u.CharmUrl}
+	for _, a := range snap.Applications {
+		if a.Name == u.Application {
+			detail.Unit = unitStatus(u, a.Leader == u.Name, blockers)
+		}
 	}
 	principals := map[string]string{}
 	for _, u := range snap.Units {
 		principals[u.Name] = u.Principal
-	}
-	rels, err := s.st.UnitRelations(ctx, m.Uuid, req.Unit)
-	if err != nil {
-		return nil, err
 	}
 	for _, ur := range rels {
 		settings, err := s.st.RelationSettings(ctx, m.Uuid, ur.Relation.Id)
 		if err != nil {
 			return nil, err
 		}
-		scope, err := s.st.ScopeUnits(ctx, m.Uuid, ur.Relation.Id)
-		if err != nil {
-			return nil, err
-		}
+		scope := blockers.ScopeUnits[ur.Relation.Id]
 		info := &pb.RelationInfo{
 			RelationId: ur.Relation.Id, Endpoint: ur.Own.Name, RelatedEndpoint: ur.Other.Name, Life: ur.Relation.Life,
 			LocalUnit: &pb.RelatedUnit{Unit: req.Unit, InScope: ur.InScope, Data: settings[req.Unit]},

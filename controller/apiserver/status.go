@@ -81,12 +81,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 			continue
 		}
 		as.UnitCount++
-		as.Units = append(as.Units, &pb.UnitStatus{
-			Name: u.Name, Machine: u.MachineId, Life: u.Life, AgentStatus: statusInfo(u.AgentStatus),
-			WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,
-			Leader: leaders[u.Application] == u.Name, Principal: u.Principal,
-			BlockedBy: blockers.Units[u.Name], ForceAfter: u.ForceAfter, Scopes: u.Scopes,
-		})
+		as.Units = append(as.Units, unitStatus(u, leaders[u.Application] == u.Name, blockers))
 	}
 	for _, r := range snap.Relations {
 		rs := &pb.RelationStatus{
@@ -109,6 +104,15 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		addEndpointRelations(apps, r)
 	}
 	return resp
+}
+
+func unitStatus(u *storepb.Unit, leader bool, blockers state.Blockers) *pb.UnitStatus {
+	return &pb.UnitStatus{
+		Name: u.Name, Machine: u.MachineId, Life: u.Life, AgentStatus: statusInfo(u.AgentStatus),
+		WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,
+		Leader: leader, Principal: u.Principal,
+		BlockedBy: blockers.Units[u.Name], ForceAfter: u.ForceAfter, Scopes: u.Scopes,
+	}
 }
 
 // addEndpointRelations fills each application's endpoint → related applications map.

@@ -619,13 +619,27 @@ func (s *State) UnitRelations(ctx context.Context, uuid, unitName string) ([]Uni
 	if err != nil {
 		return nil, err
 	}
-	principalApp := ""
-	if u.Principal != "" {
-		principalApp, _ = names.UnitApplication(u.Principal)
-	}
 	rels, err := s.Relations(ctx, uuid)
 	if err != nil {
 		return nil, err
+	}
+	return unitRelations(u, rels), nil
+}
+
+// UnitRelations is State.UnitRelations as of the snapshot; false if the unit is not in it.
+func (snap *Snapshot) UnitRelations(unitName string) (*storepb.Unit, []UnitRelation, bool) {
+	for _, u := range snap.Units {
+		if u.Name == unitName {
+			return u, unitRelations(u, snap.Relations), true
+		}
+	}
+	return nil, nil, false
+}
+
+func unitRelations(u *storepb.Unit, rels []*storepb.Relation) []UnitRelation {
+	principalApp := ""
+	if u.Principal != "" {
+		principalApp, _ = names.UnitApplication(u.Principal)
 	}
 	var out []UnitRelation
 	for _, rel := range rels {
@@ -640,7 +654,7 @@ func (s *State) UnitRelations(ctx context.Context, uuid, unitName string) ([]Uni
 		}
 		out = append(out, ur)
 	}
-	return out, nil
+	return out
 }
 
 // RelationSettings returns the settings of every unit that ever joined a relation.
