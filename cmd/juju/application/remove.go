@@ -54,16 +54,8 @@ does the agents' work itself.`,
   juju remove-application --dry-run wordpress mysql
   juju remove-application --force --no-wait hadoop
   juju remove-application -m test-model mariadb`,
-		Args: cobra.ArbitraryArgs,
+		Args: cmdutil.AtLeastOneArg("no application specified", names.IsValidApplication, "invalid application name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("no application specified")
-			}
-			for _, name := range args {
-				if !names.IsValidApplication(name) {
-					return cmdutil.FlagErrorf("invalid application name %q", name)
-				}
-			}
 			if err := opts.RemoveFlags.Validate(); err != nil {
 				return err
 			}

@@ -53,17 +53,7 @@ An application that is not alive shows its life, what its removal waits for
 (removal-blocked-by) and, when a forced removal is scheduled, when it takes over
 (forced-removal-at).`,
 		Example: "  juju show-application mysql\n  juju show-application mysql wordpress --format json",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("an application name must be supplied")
-			}
-			for _, a := range args {
-				if !names.IsValidApplication(a) {
-					return cmdutil.FlagErrorf("application name %s not valid", a)
-				}
-			}
-			return nil
-		},
+		Args:    cmdutil.AtLeastOneArg("an application name must be supplied", names.IsValidApplication, "application name %s not valid"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Applications = args
 			if runF != nil {
@@ -103,7 +93,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		if !ok {
 			return apierr.Errorf(apierr.NotFound, "application %q not found", name)
 		}
-		view[name] = newApplicationDetailView(pa, sv.Applications[name], fs.GetRelations())
+		view[name] = newApplicationDetailView(pa, sv.Applications[name])
 	}
 	return output.WriteFile(opts.Output, opts.Format, view, opts.IO)
 }
@@ -127,18 +117,8 @@ type applicationDetailView struct {
 	Relations     status.EndpointRelations `json:"relations,omitempty" yaml:"relations,omitempty"`
 }
 
-// newApplicationDetailView shows pa, whose status view is av, with the relations rels that
-// involve it.
-func newApplicationDetailView(pa *jujupb.ApplicationStatus, av *status.ApplicationView, rels []*jujupb.RelationStatus) *applicationDetailView {
-	relations := 0
-	for _, r := range rels {
-		for _, ep := range r.GetEndpoints() {
-			if ep.GetApplication() == pa.GetName() {
-				relations++
-				break
-			}
-		}
-	}
+// newApplicationDetailView shows pa, whose status view is av.
+func newApplicationDetailView(pa *jujupb.ApplicationStatus, av *status.ApplicationView) *applicationDetailView {
 	return &applicationDetailView{
 		Charm:         pa.GetCharmName(),
 		Base:          status.DisplayBase(av.Base),
@@ -147,8 +127,8 @@ func newApplicationDetailView(pa *jujupb.ApplicationStatus, av *status.Applicati
 		Exposed:       av.Exposed,
 		Life:          av.Life,
 		Removal:       av.Removal,
-		UnitCount:     max(int(pa.GetUnitCount()), len(pa.GetUnits())),
-		RelationCount: max(int(pa.GetRelationCount()), relations),
+		UnitCount:     int(pa.GetUnitCount()),
+		RelationCount: int(pa.GetRelationCount()),
 		Relations:     av.Relations,
 	}
 }

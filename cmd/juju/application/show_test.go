@@ -81,12 +81,12 @@ func showModel() *jujupb.FullStatusResponse {
 			},
 			{
 				Name: "wordpress", CharmName: "wordpress", CharmUrl: "local:wordpress-12", CharmRev: 12,
-				CharmOrigin: "local", Base: jammy, Life: "alive", Exposed: true, UnitCount: 1,
+				CharmOrigin: "local", Base: jammy, Life: "alive", Exposed: true, UnitCount: 1, RelationCount: 1,
 				Units: []*jujupb.UnitStatus{{Name: "wordpress/0", Life: "alive"}},
 			},
 			{
 				Name: "logging", CharmName: "logging", CharmUrl: "local:logging-2", CharmRev: 2, CharmOrigin: "local",
-				Base: jammy, Life: "alive", Subordinate: true,
+				Base: jammy, Life: "alive", Subordinate: true, RelationCount: 1,
 			},
 		},
 		Relations: []*jujupb.RelationStatus{

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/output"
@@ -107,18 +108,14 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 	if err != nil {
 		return err
 	}
-	failed := false
-	for _, res := range results {
-		if res.GetError() != "" {
-			r.reportFailure(res)
-			failed = true
-			continue
-		}
-		if !prompt {
-			r.plan(res)
+	if !prompt {
+		for _, res := range results {
+			if res.GetError() == "" {
+				r.plan(res)
+			}
 		}
 	}
-	if failed {
+	if r.reportFailures(results) {
 		return ErrSilent
 	}
 	return nil
@@ -128,15 +125,24 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 // case, ErrAborted for anything else or no input.
 func Confirm(s *output.Streams) error {
 	fmt.Fprint(s.ErrOut, "\nContinue [y/N]? ")
-	line, err := bufio.NewReader(s.In).ReadString('\n')
-	if err != nil && line == "" {
+	if !ReadYes(s.In) {
 		return ErrAborted
+	}
+	return nil
+}
+
+// ReadYes reads one line of an answer to a prompt: true for "y" or "yes" in any case, false
+// for anything else or no input.
+func ReadYes(in io.Reader) bool {
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return false
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return nil
+		return true
 	}
-	return ErrAborted
+	return false
 }
 
 // WriteRemovePlan writes the plan lines of one removed entity: "will remove <what>", then
@@ -151,14 +157,8 @@ func WriteRemovePlan(w io.Writer, what string, units []string) {
 // call sends a copy of the request with the flags and dryRun set, and names each result the
 // controller left unnamed after the entity asked for in its place.
 func (r *Removal) call(ctx context.Context, dryRun bool) ([]*jujupb.RemoveResult, error) {
-	req := &jujupb.RemoveRequest{
-		Model:        r.Request.GetModel(),
-		Names:        r.Request.GetNames(),
-		Force:        r.Flags.Force,
-		NoWait:       r.Flags.NoWait,
-		DryRun:       dryRun,
-		KeepInstance: r.Request.GetKeepInstance(),
-	}
+	req := proto.Clone(r.Request).(*jujupb.RemoveRequest)
+	req.Force, req.NoWait, req.DryRun = r.Flags.Force, r.Flags.NoWait, dryRun
 	results, err := r.Remove(ctx, req)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,22 @@ func MaxArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// AtLeastOneArg wants one or more arguments, each passing valid: none is a usage error saying
+// missing, a bad one a usage error from invalid (a format taking the argument).
+func AtLeastOneArg(missing string, valid func(string) bool, invalid string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return FlagErrorf("%s", missing)
+		}
+		for _, a := range args {
+			if !valid(a) {
+				return FlagErrorf(invalid, a)
+			}
+		}
+		return nil
+	}
+}
+
 // ExactlyOneArg wants one argument: none is a usage error saying missing, more are unrecognized.
 func ExactlyOneArg(missing string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -101,19 +100,14 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 
 // confirm asks on the terminal; without one the user must pass --no-prompt.
 func confirm(opts *killControllerOptions) error {
-	if !opts.IO.IsTerminal {
+	if !opts.IO.InTerminal {
 		return errors.New("cannot prompt: not a terminal; use --no-prompt")
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "WARNING This command will destroy the %q controller and all its resources\n\nContinue? (y/N): ", opts.Name)
-	line, err := bufio.NewReader(opts.IO.In).ReadString('\n')
-	if err != nil && line == "" {
+	if !cmdutil.ReadYes(opts.IO.In) {
 		return errors.New("controller destruction aborted")
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return errors.New("controller destruction aborted")
+	return nil
 }
 
 // controllerPID finds the pid of a local controller's jujud: from bootstrap.json, which jujud

@@ -116,7 +116,7 @@ func TestKillControllerRunErrors(t *testing.T) {
 		t.Errorf("prompt off a terminal: %v", err)
 	}
 
-	opts.IO.IsTerminal = true
+	opts.IO.InTerminal = true
 	opts.IO.In = strings.NewReader("n\n")
 	if err := killControllerRun(context.Background(), opts); err == nil || err.Error() != "controller destruction aborted" {
 		t.Errorf("answer n: %v", err)

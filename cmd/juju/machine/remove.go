@@ -55,16 +55,8 @@ Asks for confirmation when stdin is a terminal, after showing what would be remo
   juju remove-machine 6 --force
   juju remove-machine 6 --force --no-wait
   juju remove-machine 7 --keep-instance`,
-		Args: cobra.ArbitraryArgs,
+		Args: cmdutil.AtLeastOneArg("no machines specified", names.IsValidMachine, "invalid machine id %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("no machines specified")
-			}
-			for _, id := range args {
-				if !names.IsValidMachine(id) {
-					return cmdutil.FlagErrorf("invalid machine id %q", id)
-				}
-			}
 			if err := opts.RemoveFlags.Validate(); err != nil {
 				return err
 			}

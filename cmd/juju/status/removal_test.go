@@ -205,8 +205,8 @@ func TestRelationRows(t *testing.T) {
 	}
 }
 
-func TestApplicationRelations(t *testing.T) {
-	got := ApplicationRelations(dyingStatus().GetRelations(), "mysql")
+func TestRelatedApplications(t *testing.T) {
+	got := relatedApplications(dyingStatus().GetRelations())["mysql"]
 	want := EndpointRelations{
 		"db": {{RelatedApplication: "wordpress", Interface: "mysql", Scope: "global", Life: "dying",
 			RemovalBlockedBy: []string{"units in scope: mysql/0, mysql/1, wordpress/0"}}},
@@ -218,7 +218,7 @@ func TestApplicationRelations(t *testing.T) {
 	if string(gb) != string(wb) {
 		t.Errorf("mysql relations =\n%s\nwant\n%s", gb, wb)
 	}
-	if got := ApplicationRelations(dyingStatus().GetRelations(), "nope"); got != nil {
+	if got := relatedApplications(dyingStatus().GetRelations())["nope"]; got != nil {
 		t.Errorf("unrelated application: %v", got)
 	}
 }

@@ -25,7 +25,7 @@ type View struct {
 	Controller   ControllerView              `json:"controller" yaml:"controller"`
 
 	// relations feed the Integration section; JSON and YAML show them per application.
-	relations     []relationRow
+	relations     []*jujupb.RelationStatus
 	showRelations bool
 	streams       *output.Streams
 }
@@ -244,7 +244,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 		}
 	}
 
-	v.relations = relationRows(fs.GetRelations())
+	v.relations = fs.GetRelations()
 	related := relatedApplications(fs.GetRelations())
 	for _, pa := range fs.GetApplications() {
 		av := &ApplicationView{
@@ -256,12 +256,9 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			Exposed:           pa.GetExposed(),
 			Life:              NotAlive(pa.GetLife()),
 			Removal:           NewRemoval(pa.GetBlockedBy(), pa.GetForceAfter(), utc),
-			ApplicationStatus: status(pa.GetStatus(), ""),
+			ApplicationStatus: status(applicationStatus(pa), ""),
 			Relations:         related[pa.GetName()],
 			Version:           pa.GetWorkloadVersion(),
-		}
-		if av.ApplicationStatus.Current == "" {
-			av.ApplicationStatus = status(derivedStatus(pa.GetUnits()), "")
 		}
 		av.SubordinateTo = sortedCopy(pa.GetSubordinateTo())
 		for _, pu := range pa.GetUnits() {
@@ -302,10 +299,15 @@ func NewRemoval(blockedBy []string, forceAfter int64, utc bool) Removal {
 	return r
 }
 
-// ApplicationRelations is the relations field of application app: each of its endpoints with
-// what rels relate it to. It is nil when app has no relation.
-func ApplicationRelations(rels []*jujupb.RelationStatus, app string) EndpointRelations {
-	return relatedApplications(rels)[app]
+// AppStatus is the status juju status shows for an application: the charm's, else the most
+// severe of its units'.
+func AppStatus(pa *jujupb.ApplicationStatus) string { return applicationStatus(pa).GetStatus() }
+
+func applicationStatus(pa *jujupb.ApplicationStatus) *jujupb.StatusInfo {
+	if pa.GetStatus().GetStatus() != "" {
+		return pa.GetStatus()
+	}
+	return derivedStatus(pa.GetUnits())
 }
 
 // relatedApplications builds the relations field of every application in rels.
@@ -548,7 +550,7 @@ func (v *View) MachineTable() output.Table {
 
 func (v *View) relationTable() output.Table {
 	t := output.Table{Header: []string{"Integration provider", "Requirer", "Interface", "Type", "Message"}}
-	for _, r := range v.relations {
+	for _, r := range relationRows(v.relations) {
 		t.Rows = append(t.Rows, []string{r.provider, r.requirer, r.iface, r.kind, r.message})
 	}
 	return t

@@ -54,16 +54,8 @@ work itself.`,
 		Example: `  juju remove-unit wordpress/2 wordpress/3
   juju remove-unit wordpress/2 --dry-run
   juju remove-unit wordpress/2 --force --no-wait`,
-		Args: cobra.ArbitraryArgs,
+		Args: cmdutil.AtLeastOneArg("no units specified", names.IsValidUnit, "invalid unit name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("no units specified")
-			}
-			for _, name := range args {
-				if !names.IsValidUnit(name) {
-					return cmdutil.FlagErrorf("invalid unit name %q", name)
-				}
-			}
 			if err := opts.RemoveFlags.Validate(); err != nil {
 				return err
 			}

@@ -55,17 +55,7 @@ with the unit's own data and what it sees of the related units.
 A unit that is not alive shows its life, what its removal waits for (removal-blocked-by)
 and, when a forced removal is scheduled, when it takes over (forced-removal-at).`,
 		Example: "  juju show-unit mysql/0\n  juju show-unit mysql/0 wordpress/1 --format json",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmdutil.FlagErrorf("an unit name must be supplied")
-			}
-			for _, u := range args {
-				if !names.IsValidUnit(u) {
-					return cmdutil.FlagErrorf("unit name %s not valid", u)
-				}
-			}
-			return nil
-		},
+		Args:    cmdutil.AtLeastOneArg("an unit name must be supplied", names.IsValidUnit, "unit name %s not valid"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Units = args
 			if runF != nil {

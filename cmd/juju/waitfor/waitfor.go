@@ -270,9 +270,7 @@ func readEntity(kind, name string, fs *jujupb.FullStatusResponse) *entity {
 	case "application":
 		for _, pa := range fs.GetApplications() {
 			if pa.GetName() == name {
-				// The status juju status shows: the charm's, else derived from the units.
-				st := status.NewView(fs, "", time.Time{}, true).Applications[name].ApplicationStatus.Current
-				set(pa.GetLife(), "status", st, "scale", strconv.Itoa(len(pa.GetUnits())))
+				set(pa.GetLife(), "status", status.AppStatus(pa), "scale", strconv.Itoa(len(pa.GetUnits())))
 			}
 		}
 	case "unit":
