@@ -41,13 +41,15 @@ func (s *State) ForceRemoveUnit(ctx context.Context, uuid, name string, forceAft
 			return err
 		}
 	}
+	// Each step goes on past what something else removed meanwhile (a relation, the unit):
+	// stopping early would leave the rest undone with the deadline already passed.
 	for _, rel := range u.Scopes {
-		if err := s.LeaveScope(ctx, uuid, rel, name); err != nil {
-			return ignoreNotFound(err)
+		if err := ignoreNotFound(s.LeaveScope(ctx, uuid, rel, name)); err != nil {
+			return err
 		}
 	}
-	if _, err := s.EnsureUnitDead(ctx, uuid, name); err != nil {
-		return ignoreNotFound(err)
+	if _, err := s.EnsureUnitDead(ctx, uuid, name); ignoreNotFound(err) != nil {
+		return err
 	}
 	return s.RemoveUnit(ctx, uuid, name)
 }
@@ -76,8 +78,8 @@ func (s *State) DestroyMachineUnits(ctx context.Context, uuid, id string, forceA
 		return err
 	}
 	for _, u := range units {
-		if _, err := s.DestroyUnit(ctx, uuid, u, DestroyOptions{ForceAfter: forceAfter}); err != nil {
-			return ignoreNotFound(err)
+		if _, err := s.DestroyUnit(ctx, uuid, u, DestroyOptions{ForceAfter: forceAfter}); ignoreNotFound(err) != nil {
+			return err
 		}
 	}
 	return nil
@@ -107,8 +109,8 @@ func (s *State) ForceLeaveRelation(ctx context.Context, uuid string, relID int64
 		return err
 	}
 	for _, u := range units {
-		if err := s.LeaveScope(ctx, uuid, relID, u); err != nil {
-			return ignoreNotFound(err)
+		if err := ignoreNotFound(s.LeaveScope(ctx, uuid, relID, u)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -46,14 +46,19 @@ func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (<-ch
 	h.mu.Lock()
 	m, ok := h.models[uuid]
 	if !ok {
+		// The model's first subscriber starts its watch. The revision is read without the lock,
+		// which every model's event delivery takes; whoever gets the lock back first starts it.
+		h.mu.Unlock()
 		rev, err := h.s.Revision(ctx)
 		if err != nil {
-			h.mu.Unlock()
 			return nil, err
 		}
-		m = &modelHub{exact: map[string]map[*subscription]bool{}, prefixes: map[*subscription][]WatchKey{}}
-		h.models[uuid] = m
-		go h.run(uuid, m, rev+1)
+		h.mu.Lock()
+		if m, ok = h.models[uuid]; !ok {
+			m = &modelHub{exact: map[string]map[*subscription]bool{}, prefixes: map[*subscription][]WatchKey{}}
+			h.models[uuid] = m
+			go h.run(uuid, m, rev+1)
+		}
 	}
 	// Registered before any event after this point is dispatched: the model's watch either
 	// started after this call's revision or has not dispatched it yet, so nothing is missed.

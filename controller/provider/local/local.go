@@ -58,9 +58,6 @@ func New(dir, apiAddr string, caCert []byte, launcher Launcher) (*Provider, erro
 	return &Provider{dir: filepath.Join(dir, "instances"), host: host, launcher: launcher, apiAddr: apiAddr, caCert: string(caCert)}, nil
 }
 
-// Host returns what the host offers.
-func (p *Provider) Host() Host { return p.host }
-
 // StartArgs describe the machine an instance is for.
 type StartArgs struct {
 	ModelUUID   string
@@ -105,9 +102,10 @@ func (p *Provider) CheckConstraints(cons string) error {
 	return nil
 }
 
-// StartInstance checks the constraints, makes the instance directory with the agent's
-// configuration (a fresh credential), and starts the machine agent. It returns the instance and
-// the agent's password, whose hash the provisioner records.
+// StartInstance checks the constraints and makes the instance directory with the agent's
+// configuration (a fresh credential); StartAgent starts the agent once the instance is
+// recorded. It returns the instance and the agent's password, whose hash the provisioner
+// records.
 func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Instance, string, error) {
 	if err := p.CheckConstraints(args.Constraints); err != nil {
 		return state.Instance{}, "", err
@@ -144,9 +142,10 @@ func (p *Provider) StopAgents(instanceID string) error {
 // StopInstance releases an instance (L-M3): it stops every agent of the instance (StopAgents),
 // then removes the instance directory. Stopping an instance already gone is not an error.
 func (p *Provider) StopInstance(instanceID string) error {
-	dir := p.instanceDir(instanceID)
-	p.launcher.StopTree(dir)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := p.StopAgents(instanceID); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(p.instanceDir(instanceID)); err != nil {
 		return fmt.Errorf("removing instance %s: %w", instanceID, err)
 	}
 	return nil

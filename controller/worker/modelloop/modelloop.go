@@ -8,13 +8,10 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"google.golang.org/grpc/metadata"
 
 	"github.com/jujuclone/juju/controller/state"
 )
@@ -69,7 +66,7 @@ func (l *loop) follow(ctx context.Context) {
 	// on ctx; a failed watch is abandoned with its own context, not leaked.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	watch := l.models.WatchModels(OwnStream(wctx))
+	watch := l.models.WatchModels(wctx)
 	var retry <-chan time.Time
 	for {
 		if err := l.start(ctx); err != nil {
@@ -229,18 +226,6 @@ func drain[T any](events <-chan T) bool {
 	}
 }
 
-var streams atomic.Int64
-
-// OwnStream gives the watches created with the returned context a watch stream of their own.
-// The etcd client multiplexes every watch whose context carries the same gRPC metadata onto one
-// stream, and over the embedded store's in-process transport a stream on which many watches are
-// cancelled at once can deadlock for good, taking every watch sharing it along (etcd issues
-// 18879, 20716). A worker's model loop keeps its few watches on a stream nobody else uses: it
-// neither suffers from another stream's cancellation storm nor causes one.
-func OwnStream(ctx context.Context) context.Context {
-	return metadata.AppendToOutgoingContext(ctx, "juju-watch-stream", strconv.FormatInt(streams.Add(1), 10))
-}
-
 // Watch is one key prefix a worker watches, and which changes under it matter.
 type Watch struct {
 	Prefix string
@@ -256,14 +241,15 @@ type Watch struct {
 // WatchStore returns is seen, whenever the watches get registered, so a pass started after it
 // misses nothing. The channel closes when ctx ends or any of the watches fails.
 //
-// It watches the store directly rather than through State.Watch so that workers can filter
-// changes on their content, and watch documents State.Watch does not classify (cleanups).
+// It watches the store directly rather than through state.Hub so that workers can filter
+// changes on their content (Keep) and watch documents the hub does not classify (cleanups),
+// and get one merged signal rather than events.
 func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan struct{}, error) {
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(OwnStream(ctx))
+	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for _, w := range watches {

@@ -308,9 +308,9 @@ func TestWatchStoreSignalsKeptChangesOnce(t *testing.T) {
 	}
 }
 
-// Model loops stopping together (a worker stopping, or restarting) cancel many watches at once;
-// each loop's watches are on a stream of their own (OwnStream), so watching goes on working.
-// (On one shared stream, the embedded store's in-process transport deadlocks here for good.)
+// Model loops stopping together (a worker stopping, or restarting) cancel many watches at once,
+// and watching must go on working. (etcd's in-process client deadlocks here for good, etcd
+// #18879 and #20716; the store uses a loopback TCP client for that reason.)
 func TestWatchesSurviveManyLoopsStoppingAtOnce(t *testing.T) {
 	uuid := workertest.NewModel(t, st)
 	prefix, err := state.KeyPrefix(uuid, state.KindMachine, "")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -53,7 +54,7 @@ func (w *Worker) runModel(ctx context.Context, uuid string) {
 	machines, _ := state.KeyPrefix(uuid, state.KindMachine, "")
 	units, _ := state.KeyPrefix(uuid, state.KindUnit, "")
 	changes, err := modelloop.WatchStore(ctx, w.st,
-		modelloop.Watch{Prefix: machines},
+		modelloop.Watch{Prefix: machines, PrevKV: true, Keep: provisioningChange},
 		// A unit leaving a dying machine that never got an instance lets it go (L-M5): only
 		// units coming and going matter, not their status.
 		modelloop.Watch{Prefix: units, Keep: func(ev *clientv3.Event) bool {
@@ -67,6 +68,20 @@ func (w *Worker) runModel(ctx context.Context, uuid string) {
 	}
 	m := &model{Worker: w, uuid: uuid, started: map[string]bool{}}
 	modelloop.Follow(ctx, changes, modelloop.RealClock, m.pass)
+}
+
+// provisioningChange keeps the machine changes the provisioner acts on: a machine added or
+// removed, or its life, instance or provisioning error changing. Machine agents' status
+// updates (a thousand of them while a big deploy settles) wake nobody.
+func provisioningChange(ev *clientv3.Event) bool {
+	if ev.Type != clientv3.EventTypePut || ev.PrevKv == nil {
+		return true
+	}
+	prev, cur := &storepb.Machine{}, &storepb.Machine{}
+	if proto.Unmarshal(ev.PrevKv.Value, prev) != nil || proto.Unmarshal(ev.Kv.Value, cur) != nil {
+		return true // cannot tell: re-read
+	}
+	return prev.Life != cur.Life || prev.InstanceId != cur.InstanceId || prev.ProvisioningError != cur.ProvisioningError
 }
 
 // model is one model's provisioning loop.
