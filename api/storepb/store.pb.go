@@ -438,8 +438,12 @@ type Application struct {
 	Status        *Status                `protobuf:"bytes,12,opt,name=status,proto3" json:"status,omitempty"`
 	Created       int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
 	ForceAfter    int64                  `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// application-version-set.
+	WorkloadVersion string `protobuf:"bytes,15,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
+	// leader-set; written only by the leader.
+	LeaderSettings map[string]string `protobuf:"bytes,16,rep,name=leader_settings,json=leaderSettings,proto3" json:"leader_settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Application) Reset() {
@@ -563,6 +567,20 @@ func (x *Application) GetForceAfter() int64 {
 	return 0
 }
 
+func (x *Application) GetWorkloadVersion() string {
+	if x != nil {
+		return x.WorkloadVersion
+	}
+	return ""
+}
+
+func (x *Application) GetLeaderSettings() map[string]string {
+	if x != nil {
+		return x.LeaderSettings
+	}
+	return nil
+}
+
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
 // /juju/models/<uuid>/machineunits/<machine>/<unit> lists principals by machine.
 type Unit struct {
@@ -583,8 +601,12 @@ type Unit struct {
 	PublicAddress  string  `protobuf:"bytes,13,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
 	// Relations whose scope the unit has entered (L-R6); mirrored by the scope keys
 	// /juju/models/<uuid>/scopes/<relation>/<unit>, written in the same transactions.
-	Scopes        []int64 `protobuf:"varint,14,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
-	ForceAfter    int64   `protobuf:"varint,15,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	Scopes     []int64 `protobuf:"varint,14,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
+	ForceAfter int64   `protobuf:"varint,15,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
+	// What `juju resolved` asked for while the unit is in error: "", "retry" or "no-retry".
+	Resolved string `protobuf:"bytes,16,opt,name=resolved,proto3" json:"resolved,omitempty"`
+	// open-port / close-port: "80/tcp", "8000-8005/tcp", "icmp"; sorted.
+	OpenPorts     []string `protobuf:"bytes,17,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -722,6 +744,20 @@ func (x *Unit) GetForceAfter() int64 {
 		return x.ForceAfter
 	}
 	return 0
+}
+
+func (x *Unit) GetResolved() string {
+	if x != nil {
+		return x.Resolved
+	}
+	return ""
+}
+
+func (x *Unit) GetOpenPorts() []string {
+	if x != nil {
+		return x.OpenPorts
+	}
+	return nil
 }
 
 type Endpoint struct {
@@ -997,6 +1033,8 @@ type Charm struct {
 	Manifest      []byte `protobuf:"bytes,5,opt,name=manifest,proto3" json:"manifest,omitempty"`
 	ArchiveSha256 string `protobuf:"bytes,6,opt,name=archive_sha256,json=archiveSha256,proto3" json:"archive_sha256,omitempty"`
 	ArchiveSize   int64  `protobuf:"varint,7,opt,name=archive_size,json=archiveSize,proto3" json:"archive_size,omitempty"`
+	// config.yaml as uploaded (the charm's options and defaults), empty when it has none.
+	Config        []byte `protobuf:"bytes,8,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1080,6 +1118,13 @@ func (x *Charm) GetArchiveSize() int64 {
 	return 0
 }
 
+func (x *Charm) GetConfig() []byte {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
 var File_store_proto protoreflect.FileDescriptor
 
 const file_store_proto_rawDesc = "" +
@@ -1123,7 +1168,7 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xee\x03\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xb5\x05\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1139,10 +1184,15 @@ const file_store_proto_rawDesc = "" +
 	"\x06status\x18\f \x01(\v2\x15.juju.store.v1.StatusR\x06status\x12\x18\n" +
 	"\acreated\x18\r \x01(\x03R\acreated\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
-	"forceAfter\x1a9\n" +
+	"forceAfter\x12)\n" +
+	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x12W\n" +
+	"\x0fleader_settings\x18\x10 \x03(\v2..juju.store.v1.Application.LeaderSettingsEntryR\x0eleaderSettings\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\t\"\x83\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aA\n" +
+	"\x13LeaderSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\t\"\xbe\x04\n" +
 	"\x04Unit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1161,7 +1211,10 @@ const file_store_proto_rawDesc = "" +
 	"\x0epublic_address\x18\r \x01(\tR\rpublicAddress\x12\x16\n" +
 	"\x06scopes\x18\x0e \x03(\x03R\x06scopes\x12\x1f\n" +
 	"\vforce_after\x18\x0f \x01(\x03R\n" +
-	"forceAfter\"\x88\x01\n" +
+	"forceAfter\x12\x1a\n" +
+	"\bresolved\x18\x10 \x01(\tR\bresolved\x12\x1d\n" +
+	"\n" +
+	"open_ports\x18\x11 \x03(\tR\topenPorts\"\x88\x01\n" +
 	"\bEndpoint\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -1184,7 +1237,7 @@ const file_store_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1f\n" +
 	"\vrelation_id\x18\x02 \x01(\x03R\n" +
 	"relationId\x12\x18\n" +
-	"\acreated\x18\x03 \x01(\x03R\acreated\"\xcb\x01\n" +
+	"\acreated\x18\x03 \x01(\x03R\acreated\"\xe3\x01\n" +
 	"\x05Charm\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
@@ -1192,7 +1245,8 @@ const file_store_proto_rawDesc = "" +
 	"\bmetadata\x18\x04 \x01(\fR\bmetadata\x12\x1a\n" +
 	"\bmanifest\x18\x05 \x01(\fR\bmanifest\x12%\n" +
 	"\x0earchive_sha256\x18\x06 \x01(\tR\rarchiveSha256\x12!\n" +
-	"\farchive_size\x18\a \x01(\x03R\varchiveSizeB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
+	"\farchive_size\x18\a \x01(\x03R\varchiveSize\x12\x16\n" +
+	"\x06config\x18\b \x01(\fR\x06configB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
 
 var (
 	file_store_proto_rawDescOnce sync.Once
@@ -1206,7 +1260,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1220,22 +1274,24 @@ var file_store_proto_goTypes = []any{
 	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
 	(*Charm)(nil),       // 10: juju.store.v1.Charm
 	nil,                 // 11: juju.store.v1.Application.ConfigEntry
-	nil,                 // 12: juju.store.v1.Settings.ValuesEntry
+	nil,                 // 12: juju.store.v1.Application.LeaderSettingsEntry
+	nil,                 // 13: juju.store.v1.Settings.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
 	0,  // 0: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
 	0,  // 1: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
 	11, // 2: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
 	0,  // 3: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	0,  // 4: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0,  // 5: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6,  // 6: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	12, // 7: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	12, // 4: juju.store.v1.Application.leader_settings:type_name -> juju.store.v1.Application.LeaderSettingsEntry
+	0,  // 5: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 6: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	6,  // 7: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	13, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1249,7 +1305,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -171,8 +171,13 @@ type AgentUnit struct {
 	Subordinates   []string               `protobuf:"bytes,9,rep,name=subordinates,proto3" json:"subordinates,omitempty"`
 	Scopes         []int64                `protobuf:"varint,10,rep,packed,name=scopes,proto3" json:"scopes,omitempty"`
 	Deployed       bool                   `protobuf:"varint,11,opt,name=deployed,proto3" json:"deployed,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// What `juju resolved` asked for while the unit is in error: "" (nothing), "retry" (re-run
+	// the failed hook) or "no-retry" (skip it).
+	Resolved      string   `protobuf:"bytes,12,opt,name=resolved,proto3" json:"resolved,omitempty"`
+	OpenPorts     []string `protobuf:"bytes,13,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
+	PublicAddress string   `protobuf:"bytes,14,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AgentUnit) Reset() {
@@ -280,6 +285,27 @@ func (x *AgentUnit) GetDeployed() bool {
 		return x.Deployed
 	}
 	return false
+}
+
+func (x *AgentUnit) GetResolved() string {
+	if x != nil {
+		return x.Resolved
+	}
+	return ""
+}
+
+func (x *AgentUnit) GetOpenPorts() []string {
+	if x != nil {
+		return x.OpenPorts
+	}
+	return nil
+}
+
+func (x *AgentUnit) GetPublicAddress() string {
+	if x != nil {
+		return x.PublicAddress
+	}
+	return ""
 }
 
 type AgentUnits struct {
@@ -700,10 +726,17 @@ func (x *CharmArchive) GetArchive() []byte {
 }
 
 type AgentApplication struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Life          string                 `protobuf:"bytes,2,opt,name=life,proto3" json:"life,omitempty"`
-	Subordinate   bool                   `protobuf:"varint,3,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Life        string                 `protobuf:"bytes,2,opt,name=life,proto3" json:"life,omitempty"`
+	Subordinate bool                   `protobuf:"varint,3,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
+	// The application's config, the charm's defaults filled in, as a JSON object of typed values
+	// (config-get).
+	ConfigJson string `protobuf:"bytes,4,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	// Store revision of the last leader settings change (leader-settings-changed).
+	LeaderSettingsRevision int64 `protobuf:"varint,5,opt,name=leader_settings_revision,json=leaderSettingsRevision,proto3" json:"leader_settings_revision,omitempty"`
+	// The unit holding the application's leadership lease, "" when nobody does.
+	Leader        string `protobuf:"bytes,6,opt,name=leader,proto3" json:"leader,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -759,6 +792,27 @@ func (x *AgentApplication) GetSubordinate() bool {
 	return false
 }
 
+func (x *AgentApplication) GetConfigJson() string {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return ""
+}
+
+func (x *AgentApplication) GetLeaderSettingsRevision() int64 {
+	if x != nil {
+		return x.LeaderSettingsRevision
+	}
+	return 0
+}
+
+func (x *AgentApplication) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
+}
+
 type AgentRelation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -772,7 +826,12 @@ type AgentRelation struct {
 	InScope           bool   `protobuf:"varint,8,opt,name=in_scope,json=inScope,proto3" json:"in_scope,omitempty"`
 	// ShouldJoin: the unit should be in this relation's scope: the relation is alive and,
 	// for a container-scoped relation, the unit's principal (or subordinate) is its counterpart.
-	ShouldJoin    bool `protobuf:"varint,9,opt,name=should_join,json=shouldJoin,proto3" json:"should_join,omitempty"`
+	ShouldJoin bool   `protobuf:"varint,9,opt,name=should_join,json=shouldJoin,proto3" json:"should_join,omitempty"`
+	Interface  string `protobuf:"bytes,10,opt,name=interface,proto3" json:"interface,omitempty"`
+	// The counterparts in the relation's scope that this unit observes (L-R2: providers observe
+	// requirers, requirers providers, peers each other; container scope: only those beside the
+	// unit), with the store revision of their settings. Filled while the unit is in scope.
+	Members       []*RelationMember `protobuf:"bytes,11,rep,name=members,proto3" json:"members,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -870,6 +929,736 @@ func (x *AgentRelation) GetShouldJoin() bool {
 	return false
 }
 
+func (x *AgentRelation) GetInterface() string {
+	if x != nil {
+		return x.Interface
+	}
+	return ""
+}
+
+func (x *AgentRelation) GetMembers() []*RelationMember {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+type RelationMember struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Unit  string                 `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
+	// Store revision of the member's settings: a change means relation-changed (L-R2).
+	SettingsRevision int64 `protobuf:"varint,2,opt,name=settings_revision,json=settingsRevision,proto3" json:"settings_revision,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *RelationMember) Reset() {
+	*x = RelationMember{}
+	mi := &file_agent_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationMember) ProtoMessage() {}
+
+func (x *RelationMember) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationMember.ProtoReflect.Descriptor instead.
+func (*RelationMember) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RelationMember) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *RelationMember) GetSettingsRevision() int64 {
+	if x != nil {
+		return x.SettingsRevision
+	}
+	return 0
+}
+
+type RelationSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The calling unit.
+	Unit       string `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	RelationId int64  `protobuf:"varint,3,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	// The unit whose settings to read (the caller itself when empty).
+	OfUnit        string `protobuf:"bytes,4,opt,name=of_unit,json=ofUnit,proto3" json:"of_unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelationSettingsRequest) Reset() {
+	*x = RelationSettingsRequest{}
+	mi := &file_agent_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationSettingsRequest) ProtoMessage() {}
+
+func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationSettingsRequest.ProtoReflect.Descriptor instead.
+func (*RelationSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RelationSettingsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RelationSettingsRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *RelationSettingsRequest) GetRelationId() int64 {
+	if x != nil {
+		return x.RelationId
+	}
+	return 0
+}
+
+func (x *RelationSettingsRequest) GetOfUnit() string {
+	if x != nil {
+		return x.OfUnit
+	}
+	return ""
+}
+
+type RelationSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      map[string]string      `protobuf:"bytes,1,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelationSettingsResponse) Reset() {
+	*x = RelationSettingsResponse{}
+	mi := &file_agent_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelationSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelationSettingsResponse) ProtoMessage() {}
+
+func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelationSettingsResponse.ProtoReflect.Descriptor instead.
+func (*RelationSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RelationSettingsResponse) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type SetRelationSettingsRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Model      string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit       string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	RelationId int64                  `protobuf:"varint,3,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	// Values to merge; an empty value deletes the key.
+	Settings      map[string]string `protobuf:"bytes,4,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRelationSettingsRequest) Reset() {
+	*x = SetRelationSettingsRequest{}
+	mi := &file_agent_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRelationSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRelationSettingsRequest) ProtoMessage() {}
+
+func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRelationSettingsRequest.ProtoReflect.Descriptor instead.
+func (*SetRelationSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SetRelationSettingsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetRelationSettingsRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetRelationSettingsRequest) GetRelationId() int64 {
+	if x != nil {
+		return x.RelationId
+	}
+	return 0
+}
+
+func (x *SetRelationSettingsRequest) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type SetRelationSettingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether anything changed.
+	Changed       bool `protobuf:"varint,1,opt,name=changed,proto3" json:"changed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRelationSettingsResponse) Reset() {
+	*x = SetRelationSettingsResponse{}
+	mi := &file_agent_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRelationSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRelationSettingsResponse) ProtoMessage() {}
+
+func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRelationSettingsResponse.ProtoReflect.Descriptor instead.
+func (*SetRelationSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SetRelationSettingsResponse) GetChanged() bool {
+	if x != nil {
+		return x.Changed
+	}
+	return false
+}
+
+type ClaimLeadershipRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit          string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	TtlSeconds    int64                  `protobuf:"varint,3,opt,name=ttl_seconds,json=ttlSeconds,proto3" json:"ttl_seconds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimLeadershipRequest) Reset() {
+	*x = ClaimLeadershipRequest{}
+	mi := &file_agent_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimLeadershipRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimLeadershipRequest) ProtoMessage() {}
+
+func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimLeadershipRequest.ProtoReflect.Descriptor instead.
+func (*ClaimLeadershipRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ClaimLeadershipRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ClaimLeadershipRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *ClaimLeadershipRequest) GetTtlSeconds() int64 {
+	if x != nil {
+		return x.TtlSeconds
+	}
+	return 0
+}
+
+type ClaimLeadershipResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Held          bool                   `protobuf:"varint,1,opt,name=held,proto3" json:"held,omitempty"`
+	Leader        string                 `protobuf:"bytes,2,opt,name=leader,proto3" json:"leader,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimLeadershipResponse) Reset() {
+	*x = ClaimLeadershipResponse{}
+	mi := &file_agent_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimLeadershipResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimLeadershipResponse) ProtoMessage() {}
+
+func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimLeadershipResponse.ProtoReflect.Descriptor instead.
+func (*ClaimLeadershipResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ClaimLeadershipResponse) GetHeld() bool {
+	if x != nil {
+		return x.Held
+	}
+	return false
+}
+
+func (x *ClaimLeadershipResponse) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
+}
+
+type LeaderSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      map[string]string      `protobuf:"bytes,1,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Revision      int64                  `protobuf:"varint,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderSettingsResponse) Reset() {
+	*x = LeaderSettingsResponse{}
+	mi := &file_agent_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderSettingsResponse) ProtoMessage() {}
+
+func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderSettingsResponse.ProtoReflect.Descriptor instead.
+func (*LeaderSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *LeaderSettingsResponse) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+func (x *LeaderSettingsResponse) GetRevision() int64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+type SetLeaderSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	// Values to merge; an empty value deletes the key.
+	Settings      map[string]string `protobuf:"bytes,3,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetLeaderSettingsRequest) Reset() {
+	*x = SetLeaderSettingsRequest{}
+	mi := &file_agent_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLeaderSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLeaderSettingsRequest) ProtoMessage() {}
+
+func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLeaderSettingsRequest.ProtoReflect.Descriptor instead.
+func (*SetLeaderSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SetLeaderSettingsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetLeaderSettingsRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetLeaderSettingsRequest) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type SetLeaderSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetLeaderSettingsResponse) Reset() {
+	*x = SetLeaderSettingsResponse{}
+	mi := &file_agent_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetLeaderSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetLeaderSettingsResponse) ProtoMessage() {}
+
+func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetLeaderSettingsResponse.ProtoReflect.Descriptor instead.
+func (*SetLeaderSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{22}
+}
+
+type SetUnitPortsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	// Port ranges as "80/tcp", "8000-8005/tcp", "icmp".
+	Open          []string `protobuf:"bytes,3,rep,name=open,proto3" json:"open,omitempty"`
+	Close         []string `protobuf:"bytes,4,rep,name=close,proto3" json:"close,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetUnitPortsRequest) Reset() {
+	*x = SetUnitPortsRequest{}
+	mi := &file_agent_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetUnitPortsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetUnitPortsRequest) ProtoMessage() {}
+
+func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetUnitPortsRequest.ProtoReflect.Descriptor instead.
+func (*SetUnitPortsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SetUnitPortsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetUnitPortsRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetUnitPortsRequest) GetOpen() []string {
+	if x != nil {
+		return x.Open
+	}
+	return nil
+}
+
+func (x *SetUnitPortsRequest) GetClose() []string {
+	if x != nil {
+		return x.Close
+	}
+	return nil
+}
+
+type SetUnitPortsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The unit's open ports after the call, sorted.
+	OpenPorts     []string `protobuf:"bytes,1,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetUnitPortsResponse) Reset() {
+	*x = SetUnitPortsResponse{}
+	mi := &file_agent_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetUnitPortsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetUnitPortsResponse) ProtoMessage() {}
+
+func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetUnitPortsResponse.ProtoReflect.Descriptor instead.
+func (*SetUnitPortsResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SetUnitPortsResponse) GetOpenPorts() []string {
+	if x != nil {
+		return x.OpenPorts
+	}
+	return nil
+}
+
+type SetApplicationVersionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit          string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	Version       string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetApplicationVersionRequest) Reset() {
+	*x = SetApplicationVersionRequest{}
+	mi := &file_agent_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetApplicationVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetApplicationVersionRequest) ProtoMessage() {}
+
+func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetApplicationVersionRequest.ProtoReflect.Descriptor instead.
+func (*SetApplicationVersionRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SetApplicationVersionRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetApplicationVersionRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetApplicationVersionRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 type AgentRelations struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Relations     []*AgentRelation       `protobuf:"bytes,1,rep,name=relations,proto3" json:"relations,omitempty"`
@@ -879,7 +1668,7 @@ type AgentRelations struct {
 
 func (x *AgentRelations) Reset() {
 	*x = AgentRelations{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -891,7 +1680,7 @@ func (x *AgentRelations) String() string {
 func (*AgentRelations) ProtoMessage() {}
 
 func (x *AgentRelations) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -904,7 +1693,7 @@ func (x *AgentRelations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
 func (*AgentRelations) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AgentRelations) GetRelations() []*AgentRelation {
@@ -927,7 +1716,7 @@ type ScopeRequest struct {
 
 func (x *ScopeRequest) Reset() {
 	*x = ScopeRequest{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1728,7 @@ func (x *ScopeRequest) String() string {
 func (*ScopeRequest) ProtoMessage() {}
 
 func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1741,7 @@ func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
 func (*ScopeRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ScopeRequest) GetModel() string {
@@ -995,7 +1784,7 @@ type ScopeResponse struct {
 
 func (x *ScopeResponse) Reset() {
 	*x = ScopeResponse{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1796,7 @@ func (x *ScopeResponse) String() string {
 func (*ScopeResponse) ProtoMessage() {}
 
 func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1809,7 @@ func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
 func (*ScopeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ScopeResponse) GetSubordinate() string {
@@ -1047,7 +1836,7 @@ type LifeResponse struct {
 
 func (x *LifeResponse) Reset() {
 	*x = LifeResponse{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1848,7 @@ func (x *LifeResponse) String() string {
 func (*LifeResponse) ProtoMessage() {}
 
 func (x *LifeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1861,7 @@ func (x *LifeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
 func (*LifeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LifeResponse) GetLife() string {
@@ -1097,7 +1886,7 @@ const file_agent_proto_rawDesc = "" +
 	"instanceId\x12!\n" +
 	"\x04base\x18\x04 \x01(\v2\r.juju.v1.BaseR\x04base\x12\x12\n" +
 	"\x04jobs\x18\x05 \x03(\tR\x04jobs\x12 \n" +
-	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xf8\x02\n" +
+	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xda\x03\n" +
 	"\tAgentUnit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1110,7 +1899,11 @@ const file_agent_proto_rawDesc = "" +
 	"\fsubordinates\x18\t \x03(\tR\fsubordinates\x12\x16\n" +
 	"\x06scopes\x18\n" +
 	" \x03(\x03R\x06scopes\x12\x1a\n" +
-	"\bdeployed\x18\v \x01(\bR\bdeployed\"6\n" +
+	"\bdeployed\x18\v \x01(\bR\bdeployed\x12\x1a\n" +
+	"\bresolved\x18\f \x01(\tR\bresolved\x12\x1d\n" +
+	"\n" +
+	"open_ports\x18\r \x03(\tR\topenPorts\x12%\n" +
+	"\x0epublic_address\x18\x0e \x01(\tR\rpublicAddress\"6\n" +
 	"\n" +
 	"AgentUnits\x12(\n" +
 	"\x05units\x18\x01 \x03(\v2\x12.juju.v1.AgentUnitR\x05units\"e\n" +
@@ -1135,11 +1928,15 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive\"\\\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xcf\x01\n" +
 	"\x10AgentApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
-	"\vsubordinate\x18\x03 \x01(\bR\vsubordinate\"\x93\x02\n" +
+	"\vsubordinate\x18\x03 \x01(\bR\vsubordinate\x12\x1f\n" +
+	"\vconfig_json\x18\x04 \x01(\tR\n" +
+	"configJson\x128\n" +
+	"\x18leader_settings_revision\x18\x05 \x01(\x03R\x16leaderSettingsRevision\x12\x16\n" +
+	"\x06leader\x18\x06 \x01(\tR\x06leader\"\xe4\x02\n" +
 	"\rAgentRelation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -1150,7 +1947,69 @@ const file_agent_proto_rawDesc = "" +
 	"\tcontainer\x18\a \x01(\bR\tcontainer\x12\x19\n" +
 	"\bin_scope\x18\b \x01(\bR\ainScope\x12\x1f\n" +
 	"\vshould_join\x18\t \x01(\bR\n" +
-	"shouldJoin\"F\n" +
+	"shouldJoin\x12\x1c\n" +
+	"\tinterface\x18\n" +
+	" \x01(\tR\tinterface\x121\n" +
+	"\amembers\x18\v \x03(\v2\x17.juju.v1.RelationMemberR\amembers\"Q\n" +
+	"\x0eRelationMember\x12\x12\n" +
+	"\x04unit\x18\x01 \x01(\tR\x04unit\x12+\n" +
+	"\x11settings_revision\x18\x02 \x01(\x03R\x10settingsRevision\"}\n" +
+	"\x17RelationSettingsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
+	"\vrelation_id\x18\x03 \x01(\x03R\n" +
+	"relationId\x12\x17\n" +
+	"\aof_unit\x18\x04 \x01(\tR\x06ofUnit\"\xa4\x01\n" +
+	"\x18RelationSettingsResponse\x12K\n" +
+	"\bsettings\x18\x01 \x03(\v2/.juju.v1.RelationSettingsResponse.SettingsEntryR\bsettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf3\x01\n" +
+	"\x1aSetRelationSettingsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
+	"\vrelation_id\x18\x03 \x01(\x03R\n" +
+	"relationId\x12M\n" +
+	"\bsettings\x18\x04 \x03(\v21.juju.v1.SetRelationSettingsRequest.SettingsEntryR\bsettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +
+	"\x1bSetRelationSettingsResponse\x12\x18\n" +
+	"\achanged\x18\x01 \x01(\bR\achanged\"c\n" +
+	"\x16ClaimLeadershipRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
+	"\vttl_seconds\x18\x03 \x01(\x03R\n" +
+	"ttlSeconds\"E\n" +
+	"\x17ClaimLeadershipResponse\x12\x12\n" +
+	"\x04held\x18\x01 \x01(\bR\x04held\x12\x16\n" +
+	"\x06leader\x18\x02 \x01(\tR\x06leader\"\xbc\x01\n" +
+	"\x16LeaderSettingsResponse\x12I\n" +
+	"\bsettings\x18\x01 \x03(\v2-.juju.v1.LeaderSettingsResponse.SettingsEntryR\bsettings\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\x03R\brevision\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xce\x01\n" +
+	"\x18SetLeaderSettingsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12K\n" +
+	"\bsettings\x18\x03 \x03(\v2/.juju.v1.SetLeaderSettingsRequest.SettingsEntryR\bsettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x1b\n" +
+	"\x19SetLeaderSettingsResponse\"i\n" +
+	"\x13SetUnitPortsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x12\n" +
+	"\x04open\x18\x03 \x03(\tR\x04open\x12\x14\n" +
+	"\x05close\x18\x04 \x03(\tR\x05close\"5\n" +
+	"\x14SetUnitPortsResponse\x12\x1d\n" +
+	"\n" +
+	"open_ports\x18\x01 \x03(\tR\topenPorts\"b\n" +
+	"\x1cSetApplicationVersionRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\"F\n" +
 	"\x0eAgentRelations\x124\n" +
 	"\trelations\x18\x01 \x03(\v2\x16.juju.v1.AgentRelationR\trelations\"\xd7\x01\n" +
 	"\fScopeRequest\x12\x14\n" +
@@ -1166,7 +2025,7 @@ const file_agent_proto_rawDesc = "" +
 	"\vsubordinate\x18\x01 \x01(\tR\vsubordinate\x12\x19\n" +
 	"\bin_scope\x18\x02 \x01(\bR\ainScope\"\"\n" +
 	"\fLifeResponse\x12\x12\n" +
-	"\x04life\x18\x01 \x01(\tR\x04life2\xd1\a\n" +
+	"\x04life\x18\x01 \x01(\tR\x04life2\xc2\r\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -1186,7 +2045,16 @@ const file_agent_proto_rawDesc = "" +
 	"\x0eEnsureUnitDead\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x129\n" +
 	"\n" +
 	"RemoveUnit\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x12@\n" +
-	"\x11EnsureMachineDead\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x11EnsureMachineDead\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.LifeResponse\x12W\n" +
+	"\x10RelationSettings\x12 .juju.v1.RelationSettingsRequest\x1a!.juju.v1.RelationSettingsResponse\x12`\n" +
+	"\x13SetRelationSettings\x12#.juju.v1.SetRelationSettingsRequest\x1a$.juju.v1.SetRelationSettingsResponse\x12T\n" +
+	"\x0fClaimLeadership\x12\x1f.juju.v1.ClaimLeadershipRequest\x1a .juju.v1.ClaimLeadershipResponse\x12G\n" +
+	"\x0eLeaderSettings\x12\x14.juju.v1.AgentEntity\x1a\x1f.juju.v1.LeaderSettingsResponse\x12Z\n" +
+	"\x11SetLeaderSettings\x12!.juju.v1.SetLeaderSettingsRequest\x1a\".juju.v1.SetLeaderSettingsResponse\x12K\n" +
+	"\fSetUnitPorts\x12\x1c.juju.v1.SetUnitPortsRequest\x1a\x1d.juju.v1.SetUnitPortsResponse\x12Z\n" +
+	"\x15SetApplicationVersion\x12%.juju.v1.SetApplicationVersionRequest\x1a\x1a.juju.v1.SetStatusResponse\x12M\n" +
+	"\x14SetApplicationStatus\x12\x19.juju.v1.SetStatusRequest\x1a\x1a.juju.v1.SetStatusResponse\x12A\n" +
+	"\rClearResolved\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -1200,74 +2068,114 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_agent_proto_goTypes = []any{
-	(*AgentEntity)(nil),          // 0: juju.v1.AgentEntity
-	(*AgentMachine)(nil),         // 1: juju.v1.AgentMachine
-	(*AgentUnit)(nil),            // 2: juju.v1.AgentUnit
-	(*AgentUnits)(nil),           // 3: juju.v1.AgentUnits
-	(*SetStatusRequest)(nil),     // 4: juju.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),    // 5: juju.v1.SetStatusResponse
-	(*SetPasswordRequest)(nil),   // 6: juju.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),  // 7: juju.v1.SetPasswordResponse
-	(*SetUnitStatusRequest)(nil), // 8: juju.v1.SetUnitStatusRequest
-	(*CharmRef)(nil),             // 9: juju.v1.CharmRef
-	(*CharmArchive)(nil),         // 10: juju.v1.CharmArchive
-	(*AgentApplication)(nil),     // 11: juju.v1.AgentApplication
-	(*AgentRelation)(nil),        // 12: juju.v1.AgentRelation
-	(*AgentRelations)(nil),       // 13: juju.v1.AgentRelations
-	(*ScopeRequest)(nil),         // 14: juju.v1.ScopeRequest
-	(*ScopeResponse)(nil),        // 15: juju.v1.ScopeResponse
-	(*LifeResponse)(nil),         // 16: juju.v1.LifeResponse
-	nil,                          // 17: juju.v1.ScopeRequest.SettingsEntry
-	(*Base)(nil),                 // 18: juju.v1.Base
-	(*StatusInfo)(nil),           // 19: juju.v1.StatusInfo
+	(*AgentEntity)(nil),                  // 0: juju.v1.AgentEntity
+	(*AgentMachine)(nil),                 // 1: juju.v1.AgentMachine
+	(*AgentUnit)(nil),                    // 2: juju.v1.AgentUnit
+	(*AgentUnits)(nil),                   // 3: juju.v1.AgentUnits
+	(*SetStatusRequest)(nil),             // 4: juju.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),            // 5: juju.v1.SetStatusResponse
+	(*SetPasswordRequest)(nil),           // 6: juju.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),          // 7: juju.v1.SetPasswordResponse
+	(*SetUnitStatusRequest)(nil),         // 8: juju.v1.SetUnitStatusRequest
+	(*CharmRef)(nil),                     // 9: juju.v1.CharmRef
+	(*CharmArchive)(nil),                 // 10: juju.v1.CharmArchive
+	(*AgentApplication)(nil),             // 11: juju.v1.AgentApplication
+	(*AgentRelation)(nil),                // 12: juju.v1.AgentRelation
+	(*RelationMember)(nil),               // 13: juju.v1.RelationMember
+	(*RelationSettingsRequest)(nil),      // 14: juju.v1.RelationSettingsRequest
+	(*RelationSettingsResponse)(nil),     // 15: juju.v1.RelationSettingsResponse
+	(*SetRelationSettingsRequest)(nil),   // 16: juju.v1.SetRelationSettingsRequest
+	(*SetRelationSettingsResponse)(nil),  // 17: juju.v1.SetRelationSettingsResponse
+	(*ClaimLeadershipRequest)(nil),       // 18: juju.v1.ClaimLeadershipRequest
+	(*ClaimLeadershipResponse)(nil),      // 19: juju.v1.ClaimLeadershipResponse
+	(*LeaderSettingsResponse)(nil),       // 20: juju.v1.LeaderSettingsResponse
+	(*SetLeaderSettingsRequest)(nil),     // 21: juju.v1.SetLeaderSettingsRequest
+	(*SetLeaderSettingsResponse)(nil),    // 22: juju.v1.SetLeaderSettingsResponse
+	(*SetUnitPortsRequest)(nil),          // 23: juju.v1.SetUnitPortsRequest
+	(*SetUnitPortsResponse)(nil),         // 24: juju.v1.SetUnitPortsResponse
+	(*SetApplicationVersionRequest)(nil), // 25: juju.v1.SetApplicationVersionRequest
+	(*AgentRelations)(nil),               // 26: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),                 // 27: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),                // 28: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),                 // 29: juju.v1.LifeResponse
+	nil,                                  // 30: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 31: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 32: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 33: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 34: juju.v1.ScopeRequest.SettingsEntry
+	(*Base)(nil),                         // 35: juju.v1.Base
+	(*StatusInfo)(nil),                   // 36: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	18, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	19, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	19, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	35, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	36, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	36, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	2,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	19, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	19, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	19, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	12, // 7: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	17, // 8: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	0,  // 9: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	4,  // 10: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 11: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	0,  // 12: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	6,  // 13: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	8,  // 14: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	9,  // 15: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	0,  // 16: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	0,  // 17: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.AgentEntity
-	14, // 18: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	14, // 19: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	0,  // 20: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	0,  // 21: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	0,  // 22: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	0,  // 23: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	1,  // 24: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	5,  // 25: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	3,  // 26: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	2,  // 27: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	7,  // 28: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	5,  // 29: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 30: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	11, // 31: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	13, // 32: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	15, // 33: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	15, // 34: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	16, // 35: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	16, // 36: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	16, // 37: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	16, // 38: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	24, // [24:39] is the sub-list for method output_type
-	9,  // [9:24] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	36, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	36, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	36, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	13, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
+	30, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	31, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	32, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	33, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	12, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	34, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	0,  // 14: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	4,  // 15: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	0,  // 16: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	0,  // 17: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	6,  // 18: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	8,  // 19: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	9,  // 20: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	0,  // 21: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	0,  // 22: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.AgentEntity
+	27, // 23: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	27, // 24: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	0,  // 25: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	0,  // 26: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	0,  // 27: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	0,  // 28: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	14, // 29: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	16, // 30: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	18, // 31: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	0,  // 32: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	21, // 33: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	23, // 34: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	25, // 35: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	4,  // 36: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	0,  // 37: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	1,  // 38: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	5,  // 39: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	3,  // 40: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	2,  // 41: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	7,  // 42: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	5,  // 43: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 44: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	11, // 45: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	26, // 46: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	28, // 47: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	28, // 48: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	29, // 49: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	29, // 50: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	29, // 51: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	29, // 52: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	15, // 53: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	17, // 54: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	19, // 55: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	20, // 56: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	22, // 57: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	24, // 58: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	5,  // 59: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	5,  // 60: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	5,  // 61: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	38, // [38:62] is the sub-list for method output_type
+	14, // [14:38] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -1282,7 +2190,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

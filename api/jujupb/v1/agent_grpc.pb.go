@@ -19,21 +19,30 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AgentService_GetMachine_FullMethodName        = "/juju.v1.AgentService/GetMachine"
-	AgentService_SetMachineStatus_FullMethodName  = "/juju.v1.AgentService/SetMachineStatus"
-	AgentService_MachineUnits_FullMethodName      = "/juju.v1.AgentService/MachineUnits"
-	AgentService_GetUnit_FullMethodName           = "/juju.v1.AgentService/GetUnit"
-	AgentService_SetUnitPassword_FullMethodName   = "/juju.v1.AgentService/SetUnitPassword"
-	AgentService_SetUnitStatus_FullMethodName     = "/juju.v1.AgentService/SetUnitStatus"
-	AgentService_GetCharmArchive_FullMethodName   = "/juju.v1.AgentService/GetCharmArchive"
-	AgentService_GetApplication_FullMethodName    = "/juju.v1.AgentService/GetApplication"
-	AgentService_UnitRelations_FullMethodName     = "/juju.v1.AgentService/UnitRelations"
-	AgentService_EnterScope_FullMethodName        = "/juju.v1.AgentService/EnterScope"
-	AgentService_LeaveScope_FullMethodName        = "/juju.v1.AgentService/LeaveScope"
-	AgentService_SetUnitDying_FullMethodName      = "/juju.v1.AgentService/SetUnitDying"
-	AgentService_EnsureUnitDead_FullMethodName    = "/juju.v1.AgentService/EnsureUnitDead"
-	AgentService_RemoveUnit_FullMethodName        = "/juju.v1.AgentService/RemoveUnit"
-	AgentService_EnsureMachineDead_FullMethodName = "/juju.v1.AgentService/EnsureMachineDead"
+	AgentService_GetMachine_FullMethodName            = "/juju.v1.AgentService/GetMachine"
+	AgentService_SetMachineStatus_FullMethodName      = "/juju.v1.AgentService/SetMachineStatus"
+	AgentService_MachineUnits_FullMethodName          = "/juju.v1.AgentService/MachineUnits"
+	AgentService_GetUnit_FullMethodName               = "/juju.v1.AgentService/GetUnit"
+	AgentService_SetUnitPassword_FullMethodName       = "/juju.v1.AgentService/SetUnitPassword"
+	AgentService_SetUnitStatus_FullMethodName         = "/juju.v1.AgentService/SetUnitStatus"
+	AgentService_GetCharmArchive_FullMethodName       = "/juju.v1.AgentService/GetCharmArchive"
+	AgentService_GetApplication_FullMethodName        = "/juju.v1.AgentService/GetApplication"
+	AgentService_UnitRelations_FullMethodName         = "/juju.v1.AgentService/UnitRelations"
+	AgentService_EnterScope_FullMethodName            = "/juju.v1.AgentService/EnterScope"
+	AgentService_LeaveScope_FullMethodName            = "/juju.v1.AgentService/LeaveScope"
+	AgentService_SetUnitDying_FullMethodName          = "/juju.v1.AgentService/SetUnitDying"
+	AgentService_EnsureUnitDead_FullMethodName        = "/juju.v1.AgentService/EnsureUnitDead"
+	AgentService_RemoveUnit_FullMethodName            = "/juju.v1.AgentService/RemoveUnit"
+	AgentService_EnsureMachineDead_FullMethodName     = "/juju.v1.AgentService/EnsureMachineDead"
+	AgentService_RelationSettings_FullMethodName      = "/juju.v1.AgentService/RelationSettings"
+	AgentService_SetRelationSettings_FullMethodName   = "/juju.v1.AgentService/SetRelationSettings"
+	AgentService_ClaimLeadership_FullMethodName       = "/juju.v1.AgentService/ClaimLeadership"
+	AgentService_LeaderSettings_FullMethodName        = "/juju.v1.AgentService/LeaderSettings"
+	AgentService_SetLeaderSettings_FullMethodName     = "/juju.v1.AgentService/SetLeaderSettings"
+	AgentService_SetUnitPorts_FullMethodName          = "/juju.v1.AgentService/SetUnitPorts"
+	AgentService_SetApplicationVersion_FullMethodName = "/juju.v1.AgentService/SetApplicationVersion"
+	AgentService_SetApplicationStatus_FullMethodName  = "/juju.v1.AgentService/SetApplicationStatus"
+	AgentService_ClearResolved_FullMethodName         = "/juju.v1.AgentService/ClearResolved"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -72,6 +81,31 @@ type AgentServiceClient interface {
 	RemoveUnit(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
 	// EnsureMachineDead sets a dying machine dead once nothing holds it (L-M2).
 	EnsureMachineDead(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LifeResponse, error)
+	// RelationSettings reads one unit's settings in a relation the caller's application is in
+	// (relation-get). Settings stay readable after their unit departed, until the relation goes
+	// (L-R3).
+	RelationSettings(ctx context.Context, in *RelationSettingsRequest, opts ...grpc.CallOption) (*RelationSettingsResponse, error)
+	// SetRelationSettings merges values into the caller's own settings in a relation whose scope
+	// it is in (relation-set); an empty value deletes the key. Writing nothing new writes nothing,
+	// so counterparts see no change.
+	SetRelationSettings(ctx context.Context, in *SetRelationSettingsRequest, opts ...grpc.CallOption) (*SetRelationSettingsResponse, error)
+	// ClaimLeadership claims or extends the caller's leadership of its application: one leader
+	// per application, held as an etcd lease for ttl_seconds. held is false when another alive
+	// unit holds it; leader names that unit.
+	ClaimLeadership(ctx context.Context, in *ClaimLeadershipRequest, opts ...grpc.CallOption) (*ClaimLeadershipResponse, error)
+	// LeaderSettings reads the application's leader settings (leader-get).
+	LeaderSettings(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LeaderSettingsResponse, error)
+	// SetLeaderSettings merges into the leader settings (leader-set); only the leader may.
+	SetLeaderSettings(ctx context.Context, in *SetLeaderSettingsRequest, opts ...grpc.CallOption) (*SetLeaderSettingsResponse, error)
+	// SetUnitPorts opens and closes ports on the caller's unit (open-port, close-port).
+	SetUnitPorts(ctx context.Context, in *SetUnitPortsRequest, opts ...grpc.CallOption) (*SetUnitPortsResponse, error)
+	// SetApplicationVersion records the workload version (application-version-set).
+	SetApplicationVersion(ctx context.Context, in *SetApplicationVersionRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// SetApplicationStatus sets the charm-set application status (status-set --application);
+	// only the leader may.
+	SetApplicationStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// ClearResolved: the agent acted on `juju resolved` (retried or skipped the failed hook).
+	ClearResolved(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*SetStatusResponse, error)
 }
 
 type agentServiceClient struct {
@@ -232,6 +266,96 @@ func (c *agentServiceClient) EnsureMachineDead(ctx context.Context, in *AgentEnt
 	return out, nil
 }
 
+func (c *agentServiceClient) RelationSettings(ctx context.Context, in *RelationSettingsRequest, opts ...grpc.CallOption) (*RelationSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RelationSettingsResponse)
+	err := c.cc.Invoke(ctx, AgentService_RelationSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetRelationSettings(ctx context.Context, in *SetRelationSettingsRequest, opts ...grpc.CallOption) (*SetRelationSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetRelationSettingsResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetRelationSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) ClaimLeadership(ctx context.Context, in *ClaimLeadershipRequest, opts ...grpc.CallOption) (*ClaimLeadershipResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClaimLeadershipResponse)
+	err := c.cc.Invoke(ctx, AgentService_ClaimLeadership_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) LeaderSettings(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LeaderSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaderSettingsResponse)
+	err := c.cc.Invoke(ctx, AgentService_LeaderSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetLeaderSettings(ctx context.Context, in *SetLeaderSettingsRequest, opts ...grpc.CallOption) (*SetLeaderSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetLeaderSettingsResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetLeaderSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetUnitPorts(ctx context.Context, in *SetUnitPortsRequest, opts ...grpc.CallOption) (*SetUnitPortsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetUnitPortsResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetUnitPorts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetApplicationVersion(ctx context.Context, in *SetApplicationVersionRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetApplicationVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetApplicationStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetApplicationStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) ClearResolved(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_ClearResolved_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -268,6 +392,31 @@ type AgentServiceServer interface {
 	RemoveUnit(context.Context, *AgentEntity) (*LifeResponse, error)
 	// EnsureMachineDead sets a dying machine dead once nothing holds it (L-M2).
 	EnsureMachineDead(context.Context, *AgentEntity) (*LifeResponse, error)
+	// RelationSettings reads one unit's settings in a relation the caller's application is in
+	// (relation-get). Settings stay readable after their unit departed, until the relation goes
+	// (L-R3).
+	RelationSettings(context.Context, *RelationSettingsRequest) (*RelationSettingsResponse, error)
+	// SetRelationSettings merges values into the caller's own settings in a relation whose scope
+	// it is in (relation-set); an empty value deletes the key. Writing nothing new writes nothing,
+	// so counterparts see no change.
+	SetRelationSettings(context.Context, *SetRelationSettingsRequest) (*SetRelationSettingsResponse, error)
+	// ClaimLeadership claims or extends the caller's leadership of its application: one leader
+	// per application, held as an etcd lease for ttl_seconds. held is false when another alive
+	// unit holds it; leader names that unit.
+	ClaimLeadership(context.Context, *ClaimLeadershipRequest) (*ClaimLeadershipResponse, error)
+	// LeaderSettings reads the application's leader settings (leader-get).
+	LeaderSettings(context.Context, *AgentEntity) (*LeaderSettingsResponse, error)
+	// SetLeaderSettings merges into the leader settings (leader-set); only the leader may.
+	SetLeaderSettings(context.Context, *SetLeaderSettingsRequest) (*SetLeaderSettingsResponse, error)
+	// SetUnitPorts opens and closes ports on the caller's unit (open-port, close-port).
+	SetUnitPorts(context.Context, *SetUnitPortsRequest) (*SetUnitPortsResponse, error)
+	// SetApplicationVersion records the workload version (application-version-set).
+	SetApplicationVersion(context.Context, *SetApplicationVersionRequest) (*SetStatusResponse, error)
+	// SetApplicationStatus sets the charm-set application status (status-set --application);
+	// only the leader may.
+	SetApplicationStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error)
+	// ClearResolved: the agent acted on `juju resolved` (retried or skipped the failed hook).
+	ClearResolved(context.Context, *AgentEntity) (*SetStatusResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -322,6 +471,33 @@ func (UnimplementedAgentServiceServer) RemoveUnit(context.Context, *AgentEntity)
 }
 func (UnimplementedAgentServiceServer) EnsureMachineDead(context.Context, *AgentEntity) (*LifeResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method EnsureMachineDead not implemented")
+}
+func (UnimplementedAgentServiceServer) RelationSettings(context.Context, *RelationSettingsRequest) (*RelationSettingsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RelationSettings not implemented")
+}
+func (UnimplementedAgentServiceServer) SetRelationSettings(context.Context, *SetRelationSettingsRequest) (*SetRelationSettingsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetRelationSettings not implemented")
+}
+func (UnimplementedAgentServiceServer) ClaimLeadership(context.Context, *ClaimLeadershipRequest) (*ClaimLeadershipResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ClaimLeadership not implemented")
+}
+func (UnimplementedAgentServiceServer) LeaderSettings(context.Context, *AgentEntity) (*LeaderSettingsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LeaderSettings not implemented")
+}
+func (UnimplementedAgentServiceServer) SetLeaderSettings(context.Context, *SetLeaderSettingsRequest) (*SetLeaderSettingsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetLeaderSettings not implemented")
+}
+func (UnimplementedAgentServiceServer) SetUnitPorts(context.Context, *SetUnitPortsRequest) (*SetUnitPortsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetUnitPorts not implemented")
+}
+func (UnimplementedAgentServiceServer) SetApplicationVersion(context.Context, *SetApplicationVersionRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetApplicationVersion not implemented")
+}
+func (UnimplementedAgentServiceServer) SetApplicationStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetApplicationStatus not implemented")
+}
+func (UnimplementedAgentServiceServer) ClearResolved(context.Context, *AgentEntity) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ClearResolved not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -614,6 +790,168 @@ func _AgentService_EnsureMachineDead_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_RelationSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RelationSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).RelationSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_RelationSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).RelationSettings(ctx, req.(*RelationSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetRelationSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetRelationSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetRelationSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetRelationSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetRelationSettings(ctx, req.(*SetRelationSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_ClaimLeadership_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClaimLeadershipRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).ClaimLeadership(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_ClaimLeadership_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).ClaimLeadership(ctx, req.(*ClaimLeadershipRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_LeaderSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).LeaderSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_LeaderSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).LeaderSettings(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetLeaderSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetLeaderSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetLeaderSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetLeaderSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetLeaderSettings(ctx, req.(*SetLeaderSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetUnitPorts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetUnitPortsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetUnitPorts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetUnitPorts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetUnitPorts(ctx, req.(*SetUnitPortsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetApplicationVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetApplicationVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetApplicationVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetApplicationVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetApplicationVersion(ctx, req.(*SetApplicationVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetApplicationStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetApplicationStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetApplicationStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetApplicationStatus(ctx, req.(*SetStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_ClearResolved_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).ClearResolved(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_ClearResolved_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).ClearResolved(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -680,6 +1018,42 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "EnsureMachineDead",
 			Handler:    _AgentService_EnsureMachineDead_Handler,
+		},
+		{
+			MethodName: "RelationSettings",
+			Handler:    _AgentService_RelationSettings_Handler,
+		},
+		{
+			MethodName: "SetRelationSettings",
+			Handler:    _AgentService_SetRelationSettings_Handler,
+		},
+		{
+			MethodName: "ClaimLeadership",
+			Handler:    _AgentService_ClaimLeadership_Handler,
+		},
+		{
+			MethodName: "LeaderSettings",
+			Handler:    _AgentService_LeaderSettings_Handler,
+		},
+		{
+			MethodName: "SetLeaderSettings",
+			Handler:    _AgentService_SetLeaderSettings_Handler,
+		},
+		{
+			MethodName: "SetUnitPorts",
+			Handler:    _AgentService_SetUnitPorts_Handler,
+		},
+		{
+			MethodName: "SetApplicationVersion",
+			Handler:    _AgentService_SetApplicationVersion_Handler,
+		},
+		{
+			MethodName: "SetApplicationStatus",
+			Handler:    _AgentService_SetApplicationStatus_Handler,
+		},
+		{
+			MethodName: "ClearResolved",
+			Handler:    _AgentService_ClearResolved_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -21,6 +21,433 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ResolveUnitErrorsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Units []string               `protobuf:"bytes,2,rep,name=units,proto3" json:"units,omitempty"`
+	// All: every unit in error (units must be empty).
+	All bool `protobuf:"varint,3,opt,name=all,proto3" json:"all,omitempty"`
+	// Retry re-runs the failed hook; false skips it (--no-retry).
+	Retry         bool `protobuf:"varint,4,opt,name=retry,proto3" json:"retry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveUnitErrorsRequest) Reset() {
+	*x = ResolveUnitErrorsRequest{}
+	mi := &file_application_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveUnitErrorsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveUnitErrorsRequest) ProtoMessage() {}
+
+func (x *ResolveUnitErrorsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveUnitErrorsRequest.ProtoReflect.Descriptor instead.
+func (*ResolveUnitErrorsRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ResolveUnitErrorsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ResolveUnitErrorsRequest) GetUnits() []string {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+func (x *ResolveUnitErrorsRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+func (x *ResolveUnitErrorsRequest) GetRetry() bool {
+	if x != nil {
+		return x.Retry
+	}
+	return false
+}
+
+type ResolveResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Error string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// What the agent will do next, e.g. `will re-run "install" hook`.
+	Next          string `protobuf:"bytes,3,opt,name=next,proto3" json:"next,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveResult) Reset() {
+	*x = ResolveResult{}
+	mi := &file_application_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveResult) ProtoMessage() {}
+
+func (x *ResolveResult) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveResult.ProtoReflect.Descriptor instead.
+func (*ResolveResult) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ResolveResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ResolveResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *ResolveResult) GetNext() string {
+	if x != nil {
+		return x.Next
+	}
+	return ""
+}
+
+type ResolveUnitErrorsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*ResolveResult       `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveUnitErrorsResponse) Reset() {
+	*x = ResolveUnitErrorsResponse{}
+	mi := &file_application_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveUnitErrorsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveUnitErrorsResponse) ProtoMessage() {}
+
+func (x *ResolveUnitErrorsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveUnitErrorsResponse.ProtoReflect.Descriptor instead.
+func (*ResolveUnitErrorsResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ResolveUnitErrorsResponse) GetResults() []*ResolveResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type ConfigOption struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// "string", "int", "float" or "boolean".
+	Type        string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// Defaults and values in their YAML/JSON form ("8080", "true", "\"text\"" as JSON).
+	DefaultJson string `protobuf:"bytes,4,opt,name=default_json,json=defaultJson,proto3" json:"default_json,omitempty"`
+	ValueJson   string `protobuf:"bytes,5,opt,name=value_json,json=valueJson,proto3" json:"value_json,omitempty"`
+	// "default" or "user".
+	Source        string `protobuf:"bytes,6,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfigOption) Reset() {
+	*x = ConfigOption{}
+	mi := &file_application_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfigOption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfigOption) ProtoMessage() {}
+
+func (x *ConfigOption) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfigOption.ProtoReflect.Descriptor instead.
+func (*ConfigOption) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ConfigOption) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConfigOption) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ConfigOption) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ConfigOption) GetDefaultJson() string {
+	if x != nil {
+		return x.DefaultJson
+	}
+	return ""
+}
+
+func (x *ConfigOption) GetValueJson() string {
+	if x != nil {
+		return x.ValueJson
+	}
+	return ""
+}
+
+func (x *ConfigOption) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type ApplicationConfig struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Application   string                 `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
+	Charm         string                 `protobuf:"bytes,2,opt,name=charm,proto3" json:"charm,omitempty"`
+	Options       []*ConfigOption        `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplicationConfig) Reset() {
+	*x = ApplicationConfig{}
+	mi := &file_application_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplicationConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplicationConfig) ProtoMessage() {}
+
+func (x *ApplicationConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplicationConfig.ProtoReflect.Descriptor instead.
+func (*ApplicationConfig) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ApplicationConfig) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *ApplicationConfig) GetCharm() string {
+	if x != nil {
+		return x.Charm
+	}
+	return ""
+}
+
+func (x *ApplicationConfig) GetOptions() []*ConfigOption {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type SetConfigRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	// Values as typed on the command line; the server converts them to the option's type.
+	Values        map[string]string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Reset_        []string          `protobuf:"bytes,4,rep,name=reset,proto3" json:"reset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetConfigRequest) Reset() {
+	*x = SetConfigRequest{}
+	mi := &file_application_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetConfigRequest) ProtoMessage() {}
+
+func (x *SetConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetConfigRequest.ProtoReflect.Descriptor instead.
+func (*SetConfigRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SetConfigRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetConfigRequest) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *SetConfigRequest) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *SetConfigRequest) GetReset_() []string {
+	if x != nil {
+		return x.Reset_
+	}
+	return nil
+}
+
+type SetConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetConfigResponse) Reset() {
+	*x = SetConfigResponse{}
+	mi := &file_application_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetConfigResponse) ProtoMessage() {}
+
+func (x *SetConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetConfigResponse.ProtoReflect.Descriptor instead.
+func (*SetConfigResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{6}
+}
+
 type UploadCharmRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -32,7 +459,7 @@ type UploadCharmRequest struct {
 
 func (x *UploadCharmRequest) Reset() {
 	*x = UploadCharmRequest{}
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +471,7 @@ func (x *UploadCharmRequest) String() string {
 func (*UploadCharmRequest) ProtoMessage() {}
 
 func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +484,7 @@ func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmRequest.ProtoReflect.Descriptor instead.
 func (*UploadCharmRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{0}
+	return file_application_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *UploadCharmRequest) GetModel() string {
@@ -84,7 +511,7 @@ type UploadCharmResponse struct {
 
 func (x *UploadCharmResponse) Reset() {
 	*x = UploadCharmResponse{}
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -96,7 +523,7 @@ func (x *UploadCharmResponse) String() string {
 func (*UploadCharmResponse) ProtoMessage() {}
 
 func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -109,7 +536,7 @@ func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmResponse.ProtoReflect.Descriptor instead.
 func (*UploadCharmResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{1}
+	return file_application_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UploadCharmResponse) GetUrl() string {
@@ -142,7 +569,7 @@ type DeployRequest struct {
 
 func (x *DeployRequest) Reset() {
 	*x = DeployRequest{}
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +581,7 @@ func (x *DeployRequest) String() string {
 func (*DeployRequest) ProtoMessage() {}
 
 func (x *DeployRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +594,7 @@ func (x *DeployRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployRequest.ProtoReflect.Descriptor instead.
 func (*DeployRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{2}
+	return file_application_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeployRequest) GetModel() string {
@@ -235,7 +662,7 @@ type DeployResponse struct {
 
 func (x *DeployResponse) Reset() {
 	*x = DeployResponse{}
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +674,7 @@ func (x *DeployResponse) String() string {
 func (*DeployResponse) ProtoMessage() {}
 
 func (x *DeployResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +687,7 @@ func (x *DeployResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployResponse.ProtoReflect.Descriptor instead.
 func (*DeployResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{3}
+	return file_application_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeployResponse) GetUnits() []string {
@@ -282,7 +709,7 @@ type AddUnitsRequest struct {
 
 func (x *AddUnitsRequest) Reset() {
 	*x = AddUnitsRequest{}
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +721,7 @@ func (x *AddUnitsRequest) String() string {
 func (*AddUnitsRequest) ProtoMessage() {}
 
 func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +734,7 @@ func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsRequest.ProtoReflect.Descriptor instead.
 func (*AddUnitsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{4}
+	return file_application_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AddUnitsRequest) GetModel() string {
@@ -347,7 +774,7 @@ type AddUnitsResponse struct {
 
 func (x *AddUnitsResponse) Reset() {
 	*x = AddUnitsResponse{}
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -359,7 +786,7 @@ func (x *AddUnitsResponse) String() string {
 func (*AddUnitsResponse) ProtoMessage() {}
 
 func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -372,7 +799,7 @@ func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsResponse.ProtoReflect.Descriptor instead.
 func (*AddUnitsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{5}
+	return file_application_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AddUnitsResponse) GetUnits() []string {
@@ -392,7 +819,7 @@ type ApplicationRef struct {
 
 func (x *ApplicationRef) Reset() {
 	*x = ApplicationRef{}
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -404,7 +831,7 @@ func (x *ApplicationRef) String() string {
 func (*ApplicationRef) ProtoMessage() {}
 
 func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -417,7 +844,7 @@ func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationRef.ProtoReflect.Descriptor instead.
 func (*ApplicationRef) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{6}
+	return file_application_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ApplicationRef) GetModel() string {
@@ -445,7 +872,7 @@ type SetConstraintsRequest struct {
 
 func (x *SetConstraintsRequest) Reset() {
 	*x = SetConstraintsRequest{}
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +884,7 @@ func (x *SetConstraintsRequest) String() string {
 func (*SetConstraintsRequest) ProtoMessage() {}
 
 func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +897,7 @@ func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsRequest.ProtoReflect.Descriptor instead.
 func (*SetConstraintsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{7}
+	return file_application_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SetConstraintsRequest) GetModel() string {
@@ -502,7 +929,7 @@ type SetConstraintsResponse struct {
 
 func (x *SetConstraintsResponse) Reset() {
 	*x = SetConstraintsResponse{}
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +941,7 @@ func (x *SetConstraintsResponse) String() string {
 func (*SetConstraintsResponse) ProtoMessage() {}
 
 func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +954,7 @@ func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsResponse.ProtoReflect.Descriptor instead.
 func (*SetConstraintsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{8}
+	return file_application_proto_rawDescGZIP(), []int{15}
 }
 
 type IntegrateRequest struct {
@@ -540,7 +967,7 @@ type IntegrateRequest struct {
 
 func (x *IntegrateRequest) Reset() {
 	*x = IntegrateRequest{}
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +979,7 @@ func (x *IntegrateRequest) String() string {
 func (*IntegrateRequest) ProtoMessage() {}
 
 func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +992,7 @@ func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateRequest.ProtoReflect.Descriptor instead.
 func (*IntegrateRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{9}
+	return file_application_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *IntegrateRequest) GetModel() string {
@@ -593,7 +1020,7 @@ type IntegrateResponse struct {
 
 func (x *IntegrateResponse) Reset() {
 	*x = IntegrateResponse{}
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -605,7 +1032,7 @@ func (x *IntegrateResponse) String() string {
 func (*IntegrateResponse) ProtoMessage() {}
 
 func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -618,7 +1045,7 @@ func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateResponse.ProtoReflect.Descriptor instead.
 func (*IntegrateResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{10}
+	return file_application_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *IntegrateResponse) GetId() int64 {
@@ -658,7 +1085,7 @@ type RemoveRelationRequest struct {
 
 func (x *RemoveRelationRequest) Reset() {
 	*x = RemoveRelationRequest{}
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +1097,7 @@ func (x *RemoveRelationRequest) String() string {
 func (*RemoveRelationRequest) ProtoMessage() {}
 
 func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +1110,7 @@ func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRelationRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{11}
+	return file_application_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RemoveRelationRequest) GetModel() string {
@@ -740,7 +1167,7 @@ type RemoveRelationResponse struct {
 
 func (x *RemoveRelationResponse) Reset() {
 	*x = RemoveRelationResponse{}
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +1179,7 @@ func (x *RemoveRelationResponse) String() string {
 func (*RemoveRelationResponse) ProtoMessage() {}
 
 func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +1192,7 @@ func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveRelationResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{12}
+	return file_application_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RemoveRelationResponse) GetId() int64 {
@@ -808,7 +1235,7 @@ type RemoveRequest struct {
 
 func (x *RemoveRequest) Reset() {
 	*x = RemoveRequest{}
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +1247,7 @@ func (x *RemoveRequest) String() string {
 func (*RemoveRequest) ProtoMessage() {}
 
 func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +1260,7 @@ func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{13}
+	return file_application_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RemoveRequest) GetModel() string {
@@ -897,7 +1324,7 @@ type RemoveResult struct {
 
 func (x *RemoveResult) Reset() {
 	*x = RemoveResult{}
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1336,7 @@ func (x *RemoveResult) String() string {
 func (*RemoveResult) ProtoMessage() {}
 
 func (x *RemoveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1349,7 @@ func (x *RemoveResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResult.ProtoReflect.Descriptor instead.
 func (*RemoveResult) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{14}
+	return file_application_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RemoveResult) GetName() string {
@@ -976,7 +1403,7 @@ type RemoveResponse struct {
 
 func (x *RemoveResponse) Reset() {
 	*x = RemoveResponse{}
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +1415,7 @@ func (x *RemoveResponse) String() string {
 func (*RemoveResponse) ProtoMessage() {}
 
 func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +1428,7 @@ func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResponse.ProtoReflect.Descriptor instead.
 func (*RemoveResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{15}
+	return file_application_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RemoveResponse) GetResults() []*RemoveResult {
@@ -1021,7 +1448,7 @@ type ShowUnitRequest struct {
 
 func (x *ShowUnitRequest) Reset() {
 	*x = ShowUnitRequest{}
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1033,7 +1460,7 @@ func (x *ShowUnitRequest) String() string {
 func (*ShowUnitRequest) ProtoMessage() {}
 
 func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1046,7 +1473,7 @@ func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShowUnitRequest.ProtoReflect.Descriptor instead.
 func (*ShowUnitRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{16}
+	return file_application_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ShowUnitRequest) GetModel() string {
@@ -1074,7 +1501,7 @@ type RelatedUnit struct {
 
 func (x *RelatedUnit) Reset() {
 	*x = RelatedUnit{}
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1513,7 @@ func (x *RelatedUnit) String() string {
 func (*RelatedUnit) ProtoMessage() {}
 
 func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1526,7 @@ func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelatedUnit.ProtoReflect.Descriptor instead.
 func (*RelatedUnit) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{17}
+	return file_application_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RelatedUnit) GetUnit() string {
@@ -1137,7 +1564,7 @@ type RelationInfo struct {
 
 func (x *RelationInfo) Reset() {
 	*x = RelationInfo{}
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1149,7 +1576,7 @@ func (x *RelationInfo) String() string {
 func (*RelationInfo) ProtoMessage() {}
 
 func (x *RelationInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1162,7 +1589,7 @@ func (x *RelationInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationInfo.ProtoReflect.Descriptor instead.
 func (*RelationInfo) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{18}
+	return file_application_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RelationInfo) GetRelationId() int64 {
@@ -1219,7 +1646,7 @@ type UnitDetail struct {
 
 func (x *UnitDetail) Reset() {
 	*x = UnitDetail{}
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1658,7 @@ func (x *UnitDetail) String() string {
 func (*UnitDetail) ProtoMessage() {}
 
 func (x *UnitDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1671,7 @@ func (x *UnitDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitDetail.ProtoReflect.Descriptor instead.
 func (*UnitDetail) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{19}
+	return file_application_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UnitDetail) GetUnit() *UnitStatus {
@@ -1279,7 +1706,39 @@ var File_application_proto protoreflect.FileDescriptor
 
 const file_application_proto_rawDesc = "" +
 	"\n" +
-	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"D\n" +
+	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"n\n" +
+	"\x18ResolveUnitErrorsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
+	"\x05units\x18\x02 \x03(\tR\x05units\x12\x10\n" +
+	"\x03all\x18\x03 \x01(\bR\x03all\x12\x14\n" +
+	"\x05retry\x18\x04 \x01(\bR\x05retry\"M\n" +
+	"\rResolveResult\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12\x12\n" +
+	"\x04next\x18\x03 \x01(\tR\x04next\"M\n" +
+	"\x19ResolveUnitErrorsResponse\x120\n" +
+	"\aresults\x18\x01 \x03(\v2\x16.juju.v1.ResolveResultR\aresults\"\xb2\x01\n" +
+	"\fConfigOption\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12!\n" +
+	"\fdefault_json\x18\x04 \x01(\tR\vdefaultJson\x12\x1d\n" +
+	"\n" +
+	"value_json\x18\x05 \x01(\tR\tvalueJson\x12\x16\n" +
+	"\x06source\x18\x06 \x01(\tR\x06source\"|\n" +
+	"\x11ApplicationConfig\x12 \n" +
+	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x14\n" +
+	"\x05charm\x18\x02 \x01(\tR\x05charm\x12/\n" +
+	"\aoptions\x18\x03 \x03(\v2\x15.juju.v1.ConfigOptionR\aoptions\"\xda\x01\n" +
+	"\x10SetConfigRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
+	"\vapplication\x18\x02 \x01(\tR\vapplication\x12=\n" +
+	"\x06values\x18\x03 \x03(\v2%.juju.v1.SetConfigRequest.ValuesEntryR\x06values\x12\x14\n" +
+	"\x05reset\x18\x04 \x03(\tR\x05reset\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x13\n" +
+	"\x11SetConfigResponse\"D\n" +
 	"\x12UploadCharmRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n" +
 	"\aarchive\x18\x02 \x01(\fR\aarchive\"C\n" +
@@ -1373,7 +1832,7 @@ const file_application_proto_rawDesc = "" +
 	"\x04unit\x18\x01 \x01(\v2\x13.juju.v1.UnitStatusR\x04unit\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
 	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x123\n" +
-	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations2\xc7\x05\n" +
+	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations2\xa9\a\n" +
 	"\x12ApplicationService\x12H\n" +
 	"\vUploadCharm\x12\x1b.juju.v1.UploadCharmRequest\x1a\x1c.juju.v1.UploadCharmResponse\x129\n" +
 	"\x06Deploy\x12\x16.juju.v1.DeployRequest\x1a\x17.juju.v1.DeployResponse\x12?\n" +
@@ -1384,7 +1843,10 @@ const file_application_proto_rawDesc = "" +
 	"\x0eRemoveRelation\x12\x1e.juju.v1.RemoveRelationRequest\x1a\x1f.juju.v1.RemoveRelationResponse\x12>\n" +
 	"\vRemoveUnits\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponse\x12E\n" +
 	"\x12RemoveApplications\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponse\x129\n" +
-	"\bShowUnit\x12\x18.juju.v1.ShowUnitRequest\x1a\x13.juju.v1.UnitDetailB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\bShowUnit\x12\x18.juju.v1.ShowUnitRequest\x1a\x13.juju.v1.UnitDetail\x12Z\n" +
+	"\x11ResolveUnitErrors\x12!.juju.v1.ResolveUnitErrorsRequest\x1a\".juju.v1.ResolveUnitErrorsResponse\x12@\n" +
+	"\tGetConfig\x12\x17.juju.v1.ApplicationRef\x1a\x1a.juju.v1.ApplicationConfig\x12B\n" +
+	"\tSetConfig\x12\x19.juju.v1.SetConfigRequest\x1a\x1a.juju.v1.SetConfigResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_application_proto_rawDescOnce sync.Once
@@ -1398,73 +1860,90 @@ func file_application_proto_rawDescGZIP() []byte {
 	return file_application_proto_rawDescData
 }
 
-var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_application_proto_goTypes = []any{
-	(*UploadCharmRequest)(nil),     // 0: juju.v1.UploadCharmRequest
-	(*UploadCharmResponse)(nil),    // 1: juju.v1.UploadCharmResponse
-	(*DeployRequest)(nil),          // 2: juju.v1.DeployRequest
-	(*DeployResponse)(nil),         // 3: juju.v1.DeployResponse
-	(*AddUnitsRequest)(nil),        // 4: juju.v1.AddUnitsRequest
-	(*AddUnitsResponse)(nil),       // 5: juju.v1.AddUnitsResponse
-	(*ApplicationRef)(nil),         // 6: juju.v1.ApplicationRef
-	(*SetConstraintsRequest)(nil),  // 7: juju.v1.SetConstraintsRequest
-	(*SetConstraintsResponse)(nil), // 8: juju.v1.SetConstraintsResponse
-	(*IntegrateRequest)(nil),       // 9: juju.v1.IntegrateRequest
-	(*IntegrateResponse)(nil),      // 10: juju.v1.IntegrateResponse
-	(*RemoveRelationRequest)(nil),  // 11: juju.v1.RemoveRelationRequest
-	(*RemoveRelationResponse)(nil), // 12: juju.v1.RemoveRelationResponse
-	(*RemoveRequest)(nil),          // 13: juju.v1.RemoveRequest
-	(*RemoveResult)(nil),           // 14: juju.v1.RemoveResult
-	(*RemoveResponse)(nil),         // 15: juju.v1.RemoveResponse
-	(*ShowUnitRequest)(nil),        // 16: juju.v1.ShowUnitRequest
-	(*RelatedUnit)(nil),            // 17: juju.v1.RelatedUnit
-	(*RelationInfo)(nil),           // 18: juju.v1.RelationInfo
-	(*UnitDetail)(nil),             // 19: juju.v1.UnitDetail
-	nil,                            // 20: juju.v1.DeployRequest.ConfigEntry
-	nil,                            // 21: juju.v1.RelatedUnit.DataEntry
-	(*Base)(nil),                   // 22: juju.v1.Base
-	(*Placement)(nil),              // 23: juju.v1.Placement
-	(*RelationEndpoint)(nil),       // 24: juju.v1.RelationEndpoint
-	(*UnitStatus)(nil),             // 25: juju.v1.UnitStatus
-	(*Constraints)(nil),            // 26: juju.v1.Constraints
+	(*ResolveUnitErrorsRequest)(nil),  // 0: juju.v1.ResolveUnitErrorsRequest
+	(*ResolveResult)(nil),             // 1: juju.v1.ResolveResult
+	(*ResolveUnitErrorsResponse)(nil), // 2: juju.v1.ResolveUnitErrorsResponse
+	(*ConfigOption)(nil),              // 3: juju.v1.ConfigOption
+	(*ApplicationConfig)(nil),         // 4: juju.v1.ApplicationConfig
+	(*SetConfigRequest)(nil),          // 5: juju.v1.SetConfigRequest
+	(*SetConfigResponse)(nil),         // 6: juju.v1.SetConfigResponse
+	(*UploadCharmRequest)(nil),        // 7: juju.v1.UploadCharmRequest
+	(*UploadCharmResponse)(nil),       // 8: juju.v1.UploadCharmResponse
+	(*DeployRequest)(nil),             // 9: juju.v1.DeployRequest
+	(*DeployResponse)(nil),            // 10: juju.v1.DeployResponse
+	(*AddUnitsRequest)(nil),           // 11: juju.v1.AddUnitsRequest
+	(*AddUnitsResponse)(nil),          // 12: juju.v1.AddUnitsResponse
+	(*ApplicationRef)(nil),            // 13: juju.v1.ApplicationRef
+	(*SetConstraintsRequest)(nil),     // 14: juju.v1.SetConstraintsRequest
+	(*SetConstraintsResponse)(nil),    // 15: juju.v1.SetConstraintsResponse
+	(*IntegrateRequest)(nil),          // 16: juju.v1.IntegrateRequest
+	(*IntegrateResponse)(nil),         // 17: juju.v1.IntegrateResponse
+	(*RemoveRelationRequest)(nil),     // 18: juju.v1.RemoveRelationRequest
+	(*RemoveRelationResponse)(nil),    // 19: juju.v1.RemoveRelationResponse
+	(*RemoveRequest)(nil),             // 20: juju.v1.RemoveRequest
+	(*RemoveResult)(nil),              // 21: juju.v1.RemoveResult
+	(*RemoveResponse)(nil),            // 22: juju.v1.RemoveResponse
+	(*ShowUnitRequest)(nil),           // 23: juju.v1.ShowUnitRequest
+	(*RelatedUnit)(nil),               // 24: juju.v1.RelatedUnit
+	(*RelationInfo)(nil),              // 25: juju.v1.RelationInfo
+	(*UnitDetail)(nil),                // 26: juju.v1.UnitDetail
+	nil,                               // 27: juju.v1.SetConfigRequest.ValuesEntry
+	nil,                               // 28: juju.v1.DeployRequest.ConfigEntry
+	nil,                               // 29: juju.v1.RelatedUnit.DataEntry
+	(*Base)(nil),                      // 30: juju.v1.Base
+	(*Placement)(nil),                 // 31: juju.v1.Placement
+	(*RelationEndpoint)(nil),          // 32: juju.v1.RelationEndpoint
+	(*UnitStatus)(nil),                // 33: juju.v1.UnitStatus
+	(*Constraints)(nil),               // 34: juju.v1.Constraints
 }
 var file_application_proto_depIdxs = []int32{
-	22, // 0: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	23, // 1: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
-	20, // 2: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	23, // 3: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	24, // 4: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
-	14, // 5: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
-	21, // 6: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
-	17, // 7: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
-	17, // 8: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
-	25, // 9: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
-	18, // 10: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
-	0,  // 11: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	2,  // 12: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	4,  // 13: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	6,  // 14: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	7,  // 15: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	9,  // 16: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
-	11, // 17: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
-	13, // 18: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
-	13, // 19: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
-	16, // 20: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
-	1,  // 21: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	3,  // 22: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	5,  // 23: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	26, // 24: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	8,  // 25: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	10, // 26: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
-	12, // 27: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
-	15, // 28: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
-	15, // 29: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
-	19, // 30: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
-	21, // [21:31] is the sub-list for method output_type
-	11, // [11:21] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	1,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
+	3,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
+	27, // 2: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
+	30, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	31, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	28, // 5: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
+	31, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	32, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	21, // 8: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
+	29, // 9: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
+	24, // 10: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
+	24, // 11: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
+	33, // 12: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	25, // 13: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	7,  // 14: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	9,  // 15: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	11, // 16: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	13, // 17: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	14, // 18: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	16, // 19: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	18, // 20: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	20, // 21: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	20, // 22: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	23, // 23: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	0,  // 24: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
+	13, // 25: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
+	5,  // 26: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
+	8,  // 27: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	10, // 28: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	12, // 29: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	34, // 30: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	15, // 31: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	17, // 32: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	19, // 33: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	22, // 34: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	22, // 35: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	26, // 36: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	2,  // 37: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
+	4,  // 38: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
+	6,  // 39: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
+	27, // [27:40] is the sub-list for method output_type
+	14, // [14:27] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_application_proto_init() }
@@ -1481,7 +1960,7 @@ func file_application_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_application_proto_rawDesc), len(file_application_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

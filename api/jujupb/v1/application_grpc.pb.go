@@ -29,6 +29,9 @@ const (
 	ApplicationService_RemoveUnits_FullMethodName        = "/juju.v1.ApplicationService/RemoveUnits"
 	ApplicationService_RemoveApplications_FullMethodName = "/juju.v1.ApplicationService/RemoveApplications"
 	ApplicationService_ShowUnit_FullMethodName           = "/juju.v1.ApplicationService/ShowUnit"
+	ApplicationService_ResolveUnitErrors_FullMethodName  = "/juju.v1.ApplicationService/ResolveUnitErrors"
+	ApplicationService_GetConfig_FullMethodName          = "/juju.v1.ApplicationService/GetConfig"
+	ApplicationService_SetConfig_FullMethodName          = "/juju.v1.ApplicationService/SetConfig"
 )
 
 // ApplicationServiceClient is the client API for ApplicationService service.
@@ -58,6 +61,13 @@ type ApplicationServiceClient interface {
 	RemoveApplications(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
 	// ShowUnit returns a unit with its relations and their settings.
 	ShowUnit(ctx context.Context, in *ShowUnitRequest, opts ...grpc.CallOption) (*UnitDetail, error)
+	// ResolveUnitErrors marks units in error as resolved: their agents re-run the failed hook
+	// (retry) or skip it; each result carries its own error.
+	ResolveUnitErrors(ctx context.Context, in *ResolveUnitErrorsRequest, opts ...grpc.CallOption) (*ResolveUnitErrorsResponse, error)
+	// GetConfig returns an application's config with the charm's options.
+	GetConfig(ctx context.Context, in *ApplicationRef, opts ...grpc.CallOption) (*ApplicationConfig, error)
+	// SetConfig sets and resets config values, checked against the charm's options.
+	SetConfig(ctx context.Context, in *SetConfigRequest, opts ...grpc.CallOption) (*SetConfigResponse, error)
 }
 
 type applicationServiceClient struct {
@@ -168,6 +178,36 @@ func (c *applicationServiceClient) ShowUnit(ctx context.Context, in *ShowUnitReq
 	return out, nil
 }
 
+func (c *applicationServiceClient) ResolveUnitErrors(ctx context.Context, in *ResolveUnitErrorsRequest, opts ...grpc.CallOption) (*ResolveUnitErrorsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResolveUnitErrorsResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_ResolveUnitErrors_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) GetConfig(ctx context.Context, in *ApplicationRef, opts ...grpc.CallOption) (*ApplicationConfig, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplicationConfig)
+	err := c.cc.Invoke(ctx, ApplicationService_GetConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) SetConfig(ctx context.Context, in *SetConfigRequest, opts ...grpc.CallOption) (*SetConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetConfigResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_SetConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ApplicationServiceServer is the server API for ApplicationService service.
 // All implementations must embed UnimplementedApplicationServiceServer
 // for forward compatibility.
@@ -195,6 +235,13 @@ type ApplicationServiceServer interface {
 	RemoveApplications(context.Context, *RemoveRequest) (*RemoveResponse, error)
 	// ShowUnit returns a unit with its relations and their settings.
 	ShowUnit(context.Context, *ShowUnitRequest) (*UnitDetail, error)
+	// ResolveUnitErrors marks units in error as resolved: their agents re-run the failed hook
+	// (retry) or skip it; each result carries its own error.
+	ResolveUnitErrors(context.Context, *ResolveUnitErrorsRequest) (*ResolveUnitErrorsResponse, error)
+	// GetConfig returns an application's config with the charm's options.
+	GetConfig(context.Context, *ApplicationRef) (*ApplicationConfig, error)
+	// SetConfig sets and resets config values, checked against the charm's options.
+	SetConfig(context.Context, *SetConfigRequest) (*SetConfigResponse, error)
 	mustEmbedUnimplementedApplicationServiceServer()
 }
 
@@ -234,6 +281,15 @@ func (UnimplementedApplicationServiceServer) RemoveApplications(context.Context,
 }
 func (UnimplementedApplicationServiceServer) ShowUnit(context.Context, *ShowUnitRequest) (*UnitDetail, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ShowUnit not implemented")
+}
+func (UnimplementedApplicationServiceServer) ResolveUnitErrors(context.Context, *ResolveUnitErrorsRequest) (*ResolveUnitErrorsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ResolveUnitErrors not implemented")
+}
+func (UnimplementedApplicationServiceServer) GetConfig(context.Context, *ApplicationRef) (*ApplicationConfig, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetConfig not implemented")
+}
+func (UnimplementedApplicationServiceServer) SetConfig(context.Context, *SetConfigRequest) (*SetConfigResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetConfig not implemented")
 }
 func (UnimplementedApplicationServiceServer) mustEmbedUnimplementedApplicationServiceServer() {}
 func (UnimplementedApplicationServiceServer) testEmbeddedByValue()                            {}
@@ -436,6 +492,60 @@ func _ApplicationService_ShowUnit_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ApplicationService_ResolveUnitErrors_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResolveUnitErrorsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).ResolveUnitErrors(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_ResolveUnitErrors_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).ResolveUnitErrors(ctx, req.(*ResolveUnitErrorsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_GetConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplicationRef)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).GetConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_GetConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).GetConfig(ctx, req.(*ApplicationRef))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_SetConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).SetConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_SetConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).SetConfig(ctx, req.(*SetConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ApplicationService_ServiceDesc is the grpc.ServiceDesc for ApplicationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -482,6 +592,18 @@ var ApplicationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ShowUnit",
 			Handler:    _ApplicationService_ShowUnit_Handler,
+		},
+		{
+			MethodName: "ResolveUnitErrors",
+			Handler:    _ApplicationService_ResolveUnitErrors_Handler,
+		},
+		{
+			MethodName: "GetConfig",
+			Handler:    _ApplicationService_GetConfig_Handler,
+		},
+		{
+			MethodName: "SetConfig",
+			Handler:    _ApplicationService_SetConfig_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -21,6 +21,84 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type RetryProvisioningRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Model    string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Machines []string               `protobuf:"bytes,2,rep,name=machines,proto3" json:"machines,omitempty"`
+	// All: every machine with a provisioning error (machines must be empty).
+	All bool `protobuf:"varint,3,opt,name=all,proto3" json:"all,omitempty"`
+	// Constraints replace the machines' constraints when set (seed 002).
+	Constraints        string `protobuf:"bytes,4,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	ReplaceConstraints bool   `protobuf:"varint,5,opt,name=replace_constraints,json=replaceConstraints,proto3" json:"replace_constraints,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *RetryProvisioningRequest) Reset() {
+	*x = RetryProvisioningRequest{}
+	mi := &file_machine_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryProvisioningRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryProvisioningRequest) ProtoMessage() {}
+
+func (x *RetryProvisioningRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_machine_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryProvisioningRequest.ProtoReflect.Descriptor instead.
+func (*RetryProvisioningRequest) Descriptor() ([]byte, []int) {
+	return file_machine_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RetryProvisioningRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RetryProvisioningRequest) GetMachines() []string {
+	if x != nil {
+		return x.Machines
+	}
+	return nil
+}
+
+func (x *RetryProvisioningRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+func (x *RetryProvisioningRequest) GetConstraints() string {
+	if x != nil {
+		return x.Constraints
+	}
+	return ""
+}
+
+func (x *RetryProvisioningRequest) GetReplaceConstraints() bool {
+	if x != nil {
+		return x.ReplaceConstraints
+	}
+	return false
+}
+
 type AddMachineParams struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Base          *Base                  `protobuf:"bytes,1,opt,name=base,proto3" json:"base,omitempty"`
@@ -32,7 +110,7 @@ type AddMachineParams struct {
 
 func (x *AddMachineParams) Reset() {
 	*x = AddMachineParams{}
-	mi := &file_machine_proto_msgTypes[0]
+	mi := &file_machine_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +122,7 @@ func (x *AddMachineParams) String() string {
 func (*AddMachineParams) ProtoMessage() {}
 
 func (x *AddMachineParams) ProtoReflect() protoreflect.Message {
-	mi := &file_machine_proto_msgTypes[0]
+	mi := &file_machine_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +135,7 @@ func (x *AddMachineParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMachineParams.ProtoReflect.Descriptor instead.
 func (*AddMachineParams) Descriptor() ([]byte, []int) {
-	return file_machine_proto_rawDescGZIP(), []int{0}
+	return file_machine_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *AddMachineParams) GetBase() *Base {
@@ -91,7 +169,7 @@ type AddMachinesRequest struct {
 
 func (x *AddMachinesRequest) Reset() {
 	*x = AddMachinesRequest{}
-	mi := &file_machine_proto_msgTypes[1]
+	mi := &file_machine_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -103,7 +181,7 @@ func (x *AddMachinesRequest) String() string {
 func (*AddMachinesRequest) ProtoMessage() {}
 
 func (x *AddMachinesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_machine_proto_msgTypes[1]
+	mi := &file_machine_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -116,7 +194,7 @@ func (x *AddMachinesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMachinesRequest.ProtoReflect.Descriptor instead.
 func (*AddMachinesRequest) Descriptor() ([]byte, []int) {
-	return file_machine_proto_rawDescGZIP(), []int{1}
+	return file_machine_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AddMachinesRequest) GetModel() string {
@@ -143,7 +221,7 @@ type AddMachineResult struct {
 
 func (x *AddMachineResult) Reset() {
 	*x = AddMachineResult{}
-	mi := &file_machine_proto_msgTypes[2]
+	mi := &file_machine_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -155,7 +233,7 @@ func (x *AddMachineResult) String() string {
 func (*AddMachineResult) ProtoMessage() {}
 
 func (x *AddMachineResult) ProtoReflect() protoreflect.Message {
-	mi := &file_machine_proto_msgTypes[2]
+	mi := &file_machine_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -168,7 +246,7 @@ func (x *AddMachineResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMachineResult.ProtoReflect.Descriptor instead.
 func (*AddMachineResult) Descriptor() ([]byte, []int) {
-	return file_machine_proto_rawDescGZIP(), []int{2}
+	return file_machine_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AddMachineResult) GetMachineId() string {
@@ -194,7 +272,7 @@ type AddMachinesResponse struct {
 
 func (x *AddMachinesResponse) Reset() {
 	*x = AddMachinesResponse{}
-	mi := &file_machine_proto_msgTypes[3]
+	mi := &file_machine_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +284,7 @@ func (x *AddMachinesResponse) String() string {
 func (*AddMachinesResponse) ProtoMessage() {}
 
 func (x *AddMachinesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_machine_proto_msgTypes[3]
+	mi := &file_machine_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +297,7 @@ func (x *AddMachinesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMachinesResponse.ProtoReflect.Descriptor instead.
 func (*AddMachinesResponse) Descriptor() ([]byte, []int) {
-	return file_machine_proto_rawDescGZIP(), []int{3}
+	return file_machine_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AddMachinesResponse) GetResults() []*AddMachineResult {
@@ -233,7 +311,13 @@ var File_machine_proto protoreflect.FileDescriptor
 
 const file_machine_proto_rawDesc = "" +
 	"\n" +
-	"\rmachine.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x11application.proto\"\x89\x01\n" +
+	"\rmachine.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x11application.proto\"\xb1\x01\n" +
+	"\x18RetryProvisioningRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\bmachines\x18\x02 \x03(\tR\bmachines\x12\x10\n" +
+	"\x03all\x18\x03 \x01(\bR\x03all\x12 \n" +
+	"\vconstraints\x18\x04 \x01(\tR\vconstraints\x12/\n" +
+	"\x13replace_constraints\x18\x05 \x01(\bR\x12replaceConstraints\"\x89\x01\n" +
 	"\x10AddMachineParams\x12!\n" +
 	"\x04base\x18\x01 \x01(\v2\r.juju.v1.BaseR\x04base\x12 \n" +
 	"\vconstraints\x18\x02 \x01(\tR\vconstraints\x120\n" +
@@ -246,10 +330,11 @@ const file_machine_proto_rawDesc = "" +
 	"machine_id\x18\x01 \x01(\tR\tmachineId\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\"J\n" +
 	"\x13AddMachinesResponse\x123\n" +
-	"\aresults\x18\x01 \x03(\v2\x19.juju.v1.AddMachineResultR\aresults2\x9d\x01\n" +
+	"\aresults\x18\x01 \x03(\v2\x19.juju.v1.AddMachineResultR\aresults2\xee\x01\n" +
 	"\x0eMachineService\x12H\n" +
 	"\vAddMachines\x12\x1b.juju.v1.AddMachinesRequest\x1a\x1c.juju.v1.AddMachinesResponse\x12A\n" +
-	"\x0eRemoveMachines\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x0eRemoveMachines\x12\x16.juju.v1.RemoveRequest\x1a\x17.juju.v1.RemoveResponse\x12O\n" +
+	"\x11RetryProvisioning\x12!.juju.v1.RetryProvisioningRequest\x1a\x17.juju.v1.RemoveResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_machine_proto_rawDescOnce sync.Once
@@ -263,28 +348,31 @@ func file_machine_proto_rawDescGZIP() []byte {
 	return file_machine_proto_rawDescData
 }
 
-var file_machine_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_machine_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_machine_proto_goTypes = []any{
-	(*AddMachineParams)(nil),    // 0: juju.v1.AddMachineParams
-	(*AddMachinesRequest)(nil),  // 1: juju.v1.AddMachinesRequest
-	(*AddMachineResult)(nil),    // 2: juju.v1.AddMachineResult
-	(*AddMachinesResponse)(nil), // 3: juju.v1.AddMachinesResponse
-	(*Base)(nil),                // 4: juju.v1.Base
-	(*Placement)(nil),           // 5: juju.v1.Placement
-	(*RemoveRequest)(nil),       // 6: juju.v1.RemoveRequest
-	(*RemoveResponse)(nil),      // 7: juju.v1.RemoveResponse
+	(*RetryProvisioningRequest)(nil), // 0: juju.v1.RetryProvisioningRequest
+	(*AddMachineParams)(nil),         // 1: juju.v1.AddMachineParams
+	(*AddMachinesRequest)(nil),       // 2: juju.v1.AddMachinesRequest
+	(*AddMachineResult)(nil),         // 3: juju.v1.AddMachineResult
+	(*AddMachinesResponse)(nil),      // 4: juju.v1.AddMachinesResponse
+	(*Base)(nil),                     // 5: juju.v1.Base
+	(*Placement)(nil),                // 6: juju.v1.Placement
+	(*RemoveRequest)(nil),            // 7: juju.v1.RemoveRequest
+	(*RemoveResponse)(nil),           // 8: juju.v1.RemoveResponse
 }
 var file_machine_proto_depIdxs = []int32{
-	4, // 0: juju.v1.AddMachineParams.base:type_name -> juju.v1.Base
-	5, // 1: juju.v1.AddMachineParams.placement:type_name -> juju.v1.Placement
-	0, // 2: juju.v1.AddMachinesRequest.params:type_name -> juju.v1.AddMachineParams
-	2, // 3: juju.v1.AddMachinesResponse.results:type_name -> juju.v1.AddMachineResult
-	1, // 4: juju.v1.MachineService.AddMachines:input_type -> juju.v1.AddMachinesRequest
-	6, // 5: juju.v1.MachineService.RemoveMachines:input_type -> juju.v1.RemoveRequest
-	3, // 6: juju.v1.MachineService.AddMachines:output_type -> juju.v1.AddMachinesResponse
-	7, // 7: juju.v1.MachineService.RemoveMachines:output_type -> juju.v1.RemoveResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
+	5, // 0: juju.v1.AddMachineParams.base:type_name -> juju.v1.Base
+	6, // 1: juju.v1.AddMachineParams.placement:type_name -> juju.v1.Placement
+	1, // 2: juju.v1.AddMachinesRequest.params:type_name -> juju.v1.AddMachineParams
+	3, // 3: juju.v1.AddMachinesResponse.results:type_name -> juju.v1.AddMachineResult
+	2, // 4: juju.v1.MachineService.AddMachines:input_type -> juju.v1.AddMachinesRequest
+	7, // 5: juju.v1.MachineService.RemoveMachines:input_type -> juju.v1.RemoveRequest
+	0, // 6: juju.v1.MachineService.RetryProvisioning:input_type -> juju.v1.RetryProvisioningRequest
+	4, // 7: juju.v1.MachineService.AddMachines:output_type -> juju.v1.AddMachinesResponse
+	8, // 8: juju.v1.MachineService.RemoveMachines:output_type -> juju.v1.RemoveResponse
+	8, // 9: juju.v1.MachineService.RetryProvisioning:output_type -> juju.v1.RemoveResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
 	4, // [4:4] is the sub-list for extension type_name
 	4, // [4:4] is the sub-list for extension extendee
 	0, // [0:4] is the sub-list for field type_name
@@ -303,7 +391,7 @@ func file_machine_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_machine_proto_rawDesc), len(file_machine_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MachineService_AddMachines_FullMethodName    = "/juju.v1.MachineService/AddMachines"
-	MachineService_RemoveMachines_FullMethodName = "/juju.v1.MachineService/RemoveMachines"
+	MachineService_AddMachines_FullMethodName       = "/juju.v1.MachineService/AddMachines"
+	MachineService_RemoveMachines_FullMethodName    = "/juju.v1.MachineService/RemoveMachines"
+	MachineService_RetryProvisioning_FullMethodName = "/juju.v1.MachineService/RetryProvisioning"
 )
 
 // MachineServiceClient is the client API for MachineService service.
@@ -33,6 +34,9 @@ type MachineServiceClient interface {
 	AddMachines(ctx context.Context, in *AddMachinesRequest, opts ...grpc.CallOption) (*AddMachinesResponse, error)
 	// RemoveMachines destroys machines (L-M1); each result carries its own error.
 	RemoveMachines(ctx context.Context, in *RemoveRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
+	// RetryProvisioning makes machines with a provisioning error eligible for provisioning again
+	// (L-M5), optionally replacing their constraints; each result carries its own error.
+	RetryProvisioning(ctx context.Context, in *RetryProvisioningRequest, opts ...grpc.CallOption) (*RemoveResponse, error)
 }
 
 type machineServiceClient struct {
@@ -63,6 +67,16 @@ func (c *machineServiceClient) RemoveMachines(ctx context.Context, in *RemoveReq
 	return out, nil
 }
 
+func (c *machineServiceClient) RetryProvisioning(ctx context.Context, in *RetryProvisioningRequest, opts ...grpc.CallOption) (*RemoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveResponse)
+	err := c.cc.Invoke(ctx, MachineService_RetryProvisioning_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MachineServiceServer is the server API for MachineService service.
 // All implementations must embed UnimplementedMachineServiceServer
 // for forward compatibility.
@@ -73,6 +87,9 @@ type MachineServiceServer interface {
 	AddMachines(context.Context, *AddMachinesRequest) (*AddMachinesResponse, error)
 	// RemoveMachines destroys machines (L-M1); each result carries its own error.
 	RemoveMachines(context.Context, *RemoveRequest) (*RemoveResponse, error)
+	// RetryProvisioning makes machines with a provisioning error eligible for provisioning again
+	// (L-M5), optionally replacing their constraints; each result carries its own error.
+	RetryProvisioning(context.Context, *RetryProvisioningRequest) (*RemoveResponse, error)
 	mustEmbedUnimplementedMachineServiceServer()
 }
 
@@ -88,6 +105,9 @@ func (UnimplementedMachineServiceServer) AddMachines(context.Context, *AddMachin
 }
 func (UnimplementedMachineServiceServer) RemoveMachines(context.Context, *RemoveRequest) (*RemoveResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RemoveMachines not implemented")
+}
+func (UnimplementedMachineServiceServer) RetryProvisioning(context.Context, *RetryProvisioningRequest) (*RemoveResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RetryProvisioning not implemented")
 }
 func (UnimplementedMachineServiceServer) mustEmbedUnimplementedMachineServiceServer() {}
 func (UnimplementedMachineServiceServer) testEmbeddedByValue()                        {}
@@ -146,6 +166,24 @@ func _MachineService_RemoveMachines_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MachineService_RetryProvisioning_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetryProvisioningRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MachineServiceServer).RetryProvisioning(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MachineService_RetryProvisioning_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MachineServiceServer).RetryProvisioning(ctx, req.(*RetryProvisioningRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MachineService_ServiceDesc is the grpc.ServiceDesc for MachineService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -160,6 +198,10 @@ var MachineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RemoveMachines",
 			Handler:    _MachineService_RemoveMachines_Handler,
+		},
+		{
+			MethodName: "RetryProvisioning",
+			Handler:    _MachineService_RetryProvisioning_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
