@@ -88,6 +88,7 @@ type Client struct {
 	machine jujupb.MachineServiceClient
 	status  jujupb.StatusServiceClient
 	agent   jujupb.AgentServiceClient
+	log     jujupb.LogServiceClient
 }
 
 // Dial connects to the controller and checks that it answers: users call Version (so a wrong
@@ -167,6 +168,7 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 		machine: jujupb.NewMachineServiceClient(conn),
 		status:  jujupb.NewStatusServiceClient(conn),
 		agent:   jujupb.NewAgentServiceClient(conn),
+		log:     jujupb.NewLogServiceClient(conn),
 	}
 }
 
