@@ -9,15 +9,21 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/daemon"
 	"github.com/jujuclone/juju/core/version"
 )
 
 func main() {
+	// Run under a hook tool's name (a symlink on a hook's PATH), jujud is that tool.
+	if code, ran := hooktool.RunIfTool(); ran {
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -39,6 +45,7 @@ func run(args []string) int {
 				ControllerName: v.GetString("controller-name"),
 				APIAddr:        v.GetString("api-addr"),
 				NoFsync:        v.GetBool("unsafe-no-fsync"),
+				HookTimeout:    v.GetDuration("hook-timeout"),
 				Log:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 			}
 			if eps := v.GetString("etcd-endpoints"); eps != "" {
@@ -57,6 +64,7 @@ func run(args []string) int {
 	f.String("controller-name", "local", "name of the controller")
 	f.String("api-addr", "127.0.0.1:17070", "address the API listens on (port 0: any free port)")
 	f.String("etcd-endpoints", "", "comma-separated endpoints of an existing etcd cluster instead of the embedded one")
+	f.Duration("hook-timeout", 5*time.Minute, "how long a charm hook may run before it is killed and reported as failed")
 	f.Bool("unsafe-no-fsync", false, "do not fsync the embedded store (tests and benchmarks only)")
 	_ = f.MarkHidden("unsafe-no-fsync")
 	_ = v.BindPFlags(f)

@@ -1,0 +1,189 @@
+package hooktool
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RequestTimeout bounds the Context calls of one tool run.
+const RequestTimeout = 30 * time.Second
+
+// maxRequest bounds what a client may send (arguments and a relation-set --file).
+const maxRequest = 16 << 20
+
+// request is what a tool sends: one JSON value per connection, answered by one response.
+type request struct {
+	ContextID string   `json:"context_id"`
+	Tool      string   `json:"tool"`
+	Args      []string `json:"args"`
+	// File is relation-set's --file, read by the client so that a relative path means the
+	// hook's working directory and "-" the hook's stdin.
+	File []byte `json:"file,omitempty"`
+}
+
+type response struct {
+	Stdout []byte `json:"stdout,omitempty"`
+	Stderr []byte `json:"stderr,omitempty"`
+	Code   int    `json:"code"`
+}
+
+// SocketAddr returns a fresh abstract socket address for a unit agent's server. Abstract names
+// escape the 108-byte limit of socket paths under deep unit directories and vanish with the
+// process; the random part keeps agents of the same unit name apart.
+func SocketAddr(unitName string) string {
+	name := strings.ReplaceAll(unitName, "/", "-")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return "@jujud-" + name + "-" + randomHex(8)
+}
+
+// NewContextID returns an unguessable id for Register: anyone on the host can reach an abstract
+// socket, but only the hook's own environment holds its id.
+func NewContextID() string {
+	return randomHex(16)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux
+	return hex.EncodeToString(b)
+}
+
+// Server answers the hook tools of one unit agent.
+type Server struct {
+	ln        net.Listener
+	timeout   time.Duration
+	mu        sync.Mutex
+	contexts  map[string]Context
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// NewServer listens on a Unix socket: an abstract address ("@name", see SocketAddr) or a path
+// (a stale socket file there is replaced).
+func NewServer(socketAddr string) (*Server, error) {
+	if !strings.HasPrefix(socketAddr, "@") {
+		if fi, err := os.Lstat(socketAddr); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			_ = os.Remove(socketAddr)
+		}
+	}
+	ln, err := net.Listen("unix", socketAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for hook tools: %w", err)
+	}
+	return &Server{ln: ln, timeout: RequestTimeout, contexts: map[string]Context{}, closing: make(chan struct{})}, nil
+}
+
+// Addr is the address to pass to hooks as JUJU_AGENT_SOCKET.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Register makes c answer the tools of the hook started with JUJU_CONTEXT_ID=id.
+func (s *Server) Register(id string, c Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.contexts[id] = c
+}
+
+// Unregister ends id's hook: its tools (and any process it left behind) are refused from now on.
+func (s *Server) Unregister(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.contexts, id)
+}
+
+func (s *Server) lookup(id string) (Context, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.contexts[id]
+	return c, ok
+}
+
+// Close stops the server; Serve returns once running requests end (their Context calls are
+// cancelled).
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		err = s.ln.Close()
+	})
+	return err
+}
+
+// Serve answers connections, each in its own goroutine, until ctx ends or Close is called
+// (either closes the server).
+func (s *Server) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-s.closing:
+		}
+		cancel()
+		_ = s.Close()
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case <-s.closing:
+				return nil
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond) // transient (out of descriptors): retry
+			continue
+		}
+		wg.Go(func() { s.handle(ctx, conn) })
+	}
+}
+
+// handle answers one connection: one request, one response, all within the deadline.
+func (s *Server) handle(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(s.timeout + 5*time.Second))
+	resp := s.answer(ctx, conn)
+	_ = json.NewEncoder(conn).Encode(resp)
+}
+
+func (s *Server) answer(ctx context.Context, conn net.Conn) (resp response) {
+	fail := func(format string, a ...any) response {
+		return response{Stderr: fmt.Appendf(nil, "ERROR "+format+"\n", a...), Code: 1}
+	}
+	// A panicking Context must not take the unit agent down with it.
+	defer func() {
+		if r := recover(); r != nil {
+			resp = fail("internal error in the unit agent: %v", r)
+		}
+	}()
+	if err := checkPeer(conn); err != nil {
+		return fail("permission denied: %v", err)
+	}
+	var req request
+	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
+		return fail("reading the hook tool's request: %v", err)
+	}
+	c, ok := s.lookup(req.ContextID)
+	if !ok {
+		return fail("no running hook has context id %q: hook tools work only while their hook runs", req.ContextID)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	stdout, stderr, code := runTool(ctx, c, req.Tool, req.Args, req.File)
+	return response{Stdout: stdout, Stderr: stderr, Code: code}
+}

@@ -1,0 +1,573 @@
+package hooktool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+)
+
+// tool is one hook tool: its usage (after its name), its purpose and the function that parses
+// its arguments and calls the Context.
+type tool struct {
+	usage   string
+	purpose string
+	run     func(t *invocation) error
+}
+
+var tools = map[string]tool{
+	"relation-get":            {"[options] [<key>|-] [<unit>]", "Print a unit's settings in a relation.", relationGet},
+	"relation-set":            {"[options] <key>=<value> ...", "Set this unit's settings in a relation (key= deletes).", relationSet},
+	"relation-ids":            {"[options] [<endpoint>]", "List the relation ids of an endpoint.", relationIDs},
+	"relation-list":           {"[options]", "List the remote units in a relation.", relationList},
+	"status-set":              {"[options] <maintenance|blocked|waiting|active> [<message>]", "Set the workload status.", statusSet},
+	"status-get":              {"[options]", "Print the workload status.", statusGet},
+	"application-version-set": {"<version>", "Set the version of the deployed workload.", applicationVersionSet},
+	"juju-log":                {"[options] <message> ...", "Write a message to the unit's log.", jujuLog},
+	"config-get":              {"[options] [<key>]", "Print the application's configuration.", configGet},
+	"unit-get":                {"[options] private-address|public-address", "Print a unit setting.", unitGet},
+	"open-port":               {"<port>[/<protocol>] | <from>-<to>[/<protocol>] | icmp", "Open a port or port range.", openPort},
+	"close-port":              {"<port>[/<protocol>] | <from>-<to>[/<protocol>] | icmp", "Close a port or port range.", closePort},
+	"opened-ports":            {"[options]", "List the ports this unit has opened.", openedPorts},
+	"is-leader":               {"[options]", "Print whether this unit leads its application.", isLeader},
+	"leader-get":              {"[options] [<key>|-]", "Print the application's leader settings.", leaderGet},
+	"leader-set":              {"<key>=<value> ...", "Set the application's leader settings (leader only; key= deletes).", leaderSet},
+}
+
+// Names returns the names of the hook tools, sorted.
+func Names() []string {
+	names := make([]string, 0, len(tools))
+	for name := range tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// IsTool reports whether name is a hook tool.
+func IsTool(name string) bool {
+	_, ok := tools[name]
+	return ok
+}
+
+// invocation is one run of a tool: its flags, its Context and what it prints.
+type invocation struct {
+	ctx    context.Context
+	c      Context
+	fs     *pflag.FlagSet
+	args   []string
+	file   []byte // relation-set --file contents, read by the client
+	help   *bool
+	format *string
+	out    bytes.Buffer
+}
+
+// usageError is a wrong invocation: exit 2 with the usage line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+var errHelp = errors.New("help requested")
+
+// runTool runs tool name for the hook behind c and returns what to print and the exit code:
+// 0 done, 1 the Context failed, 2 wrong arguments.
+func runTool(ctx context.Context, c Context, name string, args []string, file []byte) (stdout, stderr []byte, code int) {
+	tl, ok := tools[name]
+	if !ok {
+		return nil, fmt.Appendf(nil, "ERROR unknown hook tool %q\n", name), 1
+	}
+	t := &invocation{ctx: ctx, c: c, fs: pflag.NewFlagSet(name, pflag.ContinueOnError), args: args, file: file}
+	t.fs.SetOutput(io.Discard)
+	t.fs.Usage = func() {}
+	t.help = t.fs.BoolP("help", "h", false, "show this help")
+	err := tl.run(t)
+	var ue usageError
+	switch {
+	case err == nil:
+		return t.out.Bytes(), nil, 0
+	case errors.Is(err, errHelp):
+		return fmt.Appendf(nil, "Usage: %s %s\n\n%s\n\nOptions:\n%s", name, tl.usage, tl.purpose, t.fs.FlagUsages()), nil, 0
+	case errors.As(err, &ue):
+		return nil, fmt.Appendf(nil, "ERROR %s\nUsage: %s %s\n", ue.msg, name, tl.usage), 2
+	default:
+		return t.out.Bytes(), fmt.Appendf(nil, "ERROR %v\n", err), 1
+	}
+}
+
+// parse parses the flags the tool defined, then checks that there are at most max arguments.
+func (t *invocation) parse(max int) error {
+	if err := t.fs.Parse(t.args); err != nil {
+		return usageError{err.Error()}
+	}
+	if *t.help {
+		return errHelp
+	}
+	if t.format != nil && !slices.Contains(formats, *t.format) {
+		return usagef("invalid format %q, expected one of %v", *t.format, formats)
+	}
+	if args := t.fs.Args(); len(args) > max {
+		return usagef("unrecognized args: %q", args[max:])
+	}
+	return nil
+}
+
+// arg returns the i-th argument, "" when absent.
+func (t *invocation) arg(i int) string {
+	if i < t.fs.NArg() {
+		return t.fs.Arg(i)
+	}
+	return ""
+}
+
+var formats = []string{"smart", "json", "yaml"}
+
+func (t *invocation) formatFlag() {
+	t.format = t.fs.String("format", "smart", "output format: smart, json or yaml")
+}
+
+// write prints v in the chosen format. Smart: strings as they are, booleans True/False, numbers
+// plain, lists one item a line, nil nothing, anything else YAML.
+func (t *invocation) write(v any) error {
+	format := "smart"
+	if t.format != nil {
+		format = *t.format
+	}
+	switch format {
+	case "json":
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		t.out.Write(append(b, '\n'))
+		return nil
+	case "yaml":
+		return t.writeYAML(v)
+	}
+	switch v := v.(type) {
+	case nil:
+	case string:
+		t.out.WriteString(v + "\n")
+	case bool:
+		t.out.WriteString(map[bool]string{true: "True\n", false: "False\n"}[v])
+	case []string:
+		for _, s := range v {
+			t.out.WriteString(s + "\n")
+		}
+	default:
+		switch reflect.ValueOf(v).Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+			fmt.Fprintln(&t.out, v)
+		default:
+			return t.writeYAML(v)
+		}
+	}
+	return nil
+}
+
+func (t *invocation) writeYAML(v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	t.out.Write(b)
+	return nil
+}
+
+// relationFlag defines -r/--relation.
+func (t *invocation) relationFlag() *string {
+	return t.fs.StringP("relation", "r", "", `relation id ("db:3" or "3"; default: the hook's relation)`)
+}
+
+// relationID resolves a -r value, "<endpoint>:<n>" or "<n>", defaulting to the hook's own
+// relation. A bare number is completed from the hook's relation when it is the same one; else
+// the Context gets the number alone.
+func (t *invocation) relationID(flag string) (string, error) {
+	own, _ := t.c.Relation()
+	if flag == "" {
+		if own == "" {
+			return "", usagef("no relation id specified")
+		}
+		return own, nil
+	}
+	endpoint, num, named := strings.Cut(flag, ":")
+	if !named {
+		endpoint, num = "", flag
+	}
+	if _, err := strconv.ParseUint(num, 10, 63); err != nil || (named && endpoint == "") {
+		return "", usagef("invalid relation id %q", flag)
+	}
+	if !named && own != "" && own[strings.LastIndex(own, ":")+1:] == num {
+		return own, nil
+	}
+	return flag, nil
+}
+
+// appFlag defines --app, which Juju uses for application relation data; we have none.
+func (t *invocation) appFlag() *bool {
+	return t.fs.Bool("app", false, "application data (not supported)")
+}
+
+// pairs parses key=value arguments into values.
+func pairs(args []string, values map[string]string) error {
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return usagef("expected \"key=value\", got %q", a)
+		}
+		values[k] = v
+	}
+	return nil
+}
+
+// settings prints a settings map, or one key of it ("-" or "" for all; a missing key prints
+// nothing in smart format and null in json/yaml).
+func (t *invocation) settings(m map[string]string, key string) error {
+	if key == "" || key == "-" {
+		if m == nil {
+			m = map[string]string{}
+		}
+		return t.write(m)
+	}
+	if v, ok := m[key]; ok {
+		return t.write(v)
+	}
+	return t.write(nil)
+}
+
+func relationGet(t *invocation) error {
+	rel, app := t.relationFlag(), t.appFlag()
+	t.formatFlag()
+	if err := t.parse(2); err != nil {
+		return err
+	}
+	if *app {
+		return usagef("application data is not supported")
+	}
+	id, err := t.relationID(*rel)
+	if err != nil {
+		return err
+	}
+	unit := t.arg(1)
+	if unit == "" {
+		// The remote unit is a default only in the hook's own relation.
+		if own, remote := t.c.Relation(); id == own {
+			unit = remote
+		}
+		if unit == "" {
+			return usagef("no unit id specified")
+		}
+	}
+	m, err := t.c.RelationGet(t.ctx, id, unit)
+	if err != nil {
+		return err
+	}
+	return t.settings(m, t.arg(0))
+}
+
+func relationSet(t *invocation) error {
+	rel, app := t.relationFlag(), t.appFlag()
+	file := t.fs.String("file", "", `read settings from a YAML map in this file ("-": stdin)`)
+	if err := t.parse(1 << 20); err != nil {
+		return err
+	}
+	if *app {
+		return usagef("application data is not supported")
+	}
+	id, err := t.relationID(*rel)
+	if err != nil {
+		return err
+	}
+	values := map[string]string{}
+	if *file != "" {
+		// The client sent the file's contents (yaml.v3 reads any scalar as a string, null as "").
+		if err := yaml.Unmarshal(t.file, &values); err != nil {
+			return fmt.Errorf("reading --file %s: %w", *file, err)
+		}
+	}
+	if err := pairs(t.fs.Args(), values); err != nil {
+		return err
+	}
+	return t.c.RelationSet(t.ctx, id, values)
+}
+
+func relationIDs(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(1); err != nil {
+		return err
+	}
+	endpoint := t.arg(0)
+	if endpoint == "" {
+		own, _ := t.c.Relation()
+		if endpoint, _, _ = strings.Cut(own, ":"); endpoint == "" {
+			return usagef("no endpoint specified")
+		}
+	}
+	ids, err := t.c.RelationIDs(t.ctx, endpoint)
+	if err != nil {
+		return err
+	}
+	return t.write(nonNil(ids))
+}
+
+func relationList(t *invocation) error {
+	rel := t.relationFlag()
+	t.formatFlag()
+	if err := t.parse(0); err != nil {
+		return err
+	}
+	id, err := t.relationID(*rel)
+	if err != nil {
+		return err
+	}
+	units, err := t.c.RelationUnits(t.ctx, id)
+	if err != nil {
+		return err
+	}
+	return t.write(nonNil(units))
+}
+
+var statuses = []string{"maintenance", "blocked", "waiting", "active"}
+
+func statusSet(t *invocation) error {
+	app := t.fs.Bool("application", false, "set the application's status (leader only)")
+	if err := t.parse(2); err != nil {
+		return err
+	}
+	status := t.arg(0)
+	if status == "" {
+		return usagef("no status specified")
+	}
+	if !slices.Contains(statuses, status) {
+		return usagef("invalid status %q, expected one of %v", status, statuses)
+	}
+	return t.c.StatusSet(t.ctx, *app, status, t.arg(1))
+}
+
+func statusGet(t *invocation) error {
+	app := t.fs.Bool("application", false, "print the application's status")
+	data := t.fs.Bool("include-data", false, "print the status with its message and data")
+	t.formatFlag()
+	if err := t.parse(0); err != nil {
+		return err
+	}
+	status, message, err := t.c.StatusGet(t.ctx, *app)
+	if err != nil {
+		return err
+	}
+	if !*data {
+		return t.write(status)
+	}
+	return t.write(map[string]any{"status": status, "message": message, "status-data": map[string]any{}})
+}
+
+func applicationVersionSet(t *invocation) error {
+	if err := t.parse(1); err != nil {
+		return err
+	}
+	if t.fs.NArg() == 0 {
+		return usagef("no version specified")
+	}
+	return t.c.ApplicationVersionSet(t.ctx, t.arg(0))
+}
+
+var logLevels = []string{"TRACE", "DEBUG", "INFO", "WARNING", "ERROR"}
+
+func jujuLog(t *invocation) error {
+	level := t.fs.StringP("log-level", "l", "INFO", "log level: TRACE, DEBUG, INFO, WARNING or ERROR")
+	debug := t.fs.Bool("debug", false, "log at DEBUG level")
+	if err := t.parse(1 << 20); err != nil {
+		return err
+	}
+	if t.fs.NArg() == 0 {
+		return usagef("no message specified")
+	}
+	lvl := strings.ToUpper(*level)
+	if lvl == "WARN" {
+		lvl = "WARNING"
+	}
+	if *debug {
+		lvl = "DEBUG"
+	}
+	if !slices.Contains(logLevels, lvl) {
+		return usagef("invalid log level %q, expected one of %v", *level, logLevels)
+	}
+	return t.c.Log(t.ctx, lvl, strings.Join(t.fs.Args(), " "))
+}
+
+func configGet(t *invocation) error {
+	all := t.fs.BoolP("all", "a", false, "print all keys, also those without a value")
+	t.formatFlag()
+	if err := t.parse(1); err != nil {
+		return err
+	}
+	key := t.arg(0)
+	if *all && key != "" {
+		return usagef("cannot use --all together with a key")
+	}
+	config, err := t.c.Config(t.ctx)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		v := config[key]
+		if b, ok := v.(bool); ok && *t.format == "smart" {
+			v = strconv.FormatBool(b) // config booleans print as YAML writes them
+		}
+		return t.write(v)
+	}
+	set := map[string]any{}
+	for k, v := range config {
+		if v != nil || *all {
+			set[k] = v
+		}
+	}
+	return t.write(set)
+}
+
+func unitGet(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(1); err != nil {
+		return err
+	}
+	switch key := t.arg(0); key {
+	case "private-address":
+		return t.write(t.c.PrivateAddress())
+	case "public-address":
+		return t.write(t.c.PublicAddress())
+	case "":
+		return usagef("no setting specified")
+	default:
+		return usagef("unknown setting %q", key)
+	}
+}
+
+func openPort(t *invocation) error {
+	port, err := portArg(t)
+	if err != nil {
+		return err
+	}
+	return t.c.OpenPort(t.ctx, port)
+}
+
+func closePort(t *invocation) error {
+	port, err := portArg(t)
+	if err != nil {
+		return err
+	}
+	return t.c.ClosePort(t.ctx, port)
+}
+
+// portArg parses the port argument of open-port and close-port.
+func portArg(t *invocation) (string, error) {
+	if err := t.parse(1); err != nil {
+		return "", err
+	}
+	if t.fs.NArg() == 0 {
+		return "", usagef("no port or range specified")
+	}
+	port, err := normalizePort(t.arg(0))
+	if err != nil {
+		return "", usageError{err.Error()}
+	}
+	return port, nil
+}
+
+// normalizePort turns "80", "80/TCP", "8000-8005/udp" or "icmp" into "80/tcp",
+// "8000-8005/udp" or "icmp".
+func normalizePort(s string) (string, error) {
+	if strings.EqualFold(s, "icmp") {
+		return "icmp", nil
+	}
+	ports, proto, ok := strings.Cut(s, "/")
+	proto = strings.ToLower(proto)
+	if !ok {
+		proto = "tcp"
+	}
+	if proto != "tcp" && proto != "udp" {
+		return "", fmt.Errorf("invalid protocol %q in %q, expected tcp or udp", proto, s)
+	}
+	from, to, isRange := strings.Cut(ports, "-")
+	if !isRange {
+		to = from
+	}
+	lo, err1 := strconv.Atoi(from)
+	hi, err2 := strconv.Atoi(to)
+	if err1 != nil || err2 != nil || lo < 1 || hi > 65535 || hi < 1 || lo > 65535 {
+		return "", fmt.Errorf("invalid port %q, expected a port or range within 1-65535", s)
+	}
+	if lo > hi {
+		return "", fmt.Errorf("invalid port range %q: %d is greater than %d", s, lo, hi)
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d/%s", lo, proto), nil
+	}
+	return fmt.Sprintf("%d-%d/%s", lo, hi, proto), nil
+}
+
+func openedPorts(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(0); err != nil {
+		return err
+	}
+	ports, err := t.c.OpenedPorts(t.ctx)
+	if err != nil {
+		return err
+	}
+	return t.write(nonNil(ports))
+}
+
+func isLeader(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(0); err != nil {
+		return err
+	}
+	leader, err := t.c.IsLeader(t.ctx)
+	if err != nil {
+		return err
+	}
+	return t.write(leader)
+}
+
+func leaderGet(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(1); err != nil {
+		return err
+	}
+	m, err := t.c.LeaderGet(t.ctx)
+	if err != nil {
+		return err
+	}
+	return t.settings(m, t.arg(0))
+}
+
+func leaderSet(t *invocation) error {
+	if err := t.parse(1 << 20); err != nil {
+		return err
+	}
+	values := map[string]string{}
+	if err := pairs(t.fs.Args(), values); err != nil {
+		return err
+	}
+	return t.c.LeaderSet(t.ctx, values)
+}
+
+// nonNil makes an empty list print as [] rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
