@@ -157,7 +157,8 @@ func (a *authenticator) forgetRemoved(ctx context.Context) {
 
 // agentMethods may be called by agents; every other method is the admin's alone.
 func agentAllowed(fullMethod string) bool {
-	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch"
+	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch" ||
+		fullMethod == "/juju.v1.LogService/WriteLogs"
 }
 
 func (a *authenticator) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

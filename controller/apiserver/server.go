@@ -14,6 +14,7 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/controller/logsink"
 	"github.com/jujuclone/juju/controller/state"
 )
 
@@ -29,6 +30,8 @@ type Config struct {
 	Context context.Context
 	// ForceGrace is how long forced removals wait for agents (default DefaultForceGrace).
 	ForceGrace time.Duration
+	// LogSink keeps the model logs (LogService); without one LogService answers NotSupported.
+	LogSink *logsink.Sink
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -59,6 +62,7 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterMachineServiceServer(srv, &machineServer{service: b})
 	pb.RegisterStatusServiceServer(srv, &statusServer{service: b})
 	pb.RegisterAgentServiceServer(srv, &agentServer{service: b})
+	pb.RegisterLogServiceServer(srv, &logServer{service: b})
 	return srv
 }
 

@@ -94,6 +94,10 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 		application.NewCmdShow(f, nil),
 		machine.NewCmdShow(f, nil),
 		waitfor.NewCmdWaitFor(f, nil),
+		model.NewCmdDebugLog(f, nil),
+		unit.NewCmdResolved(f, nil),
+		machine.NewCmdRetryProvisioning(f, nil),
+		application.NewCmdConfig(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)

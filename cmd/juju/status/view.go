@@ -233,7 +233,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 				WorkloadStatus: status(pu.GetWorkloadStatus(), ""),
 				JujuStatus:     status(pu.GetAgentStatus(), pu.GetLife()),
 				Leader:         pu.GetLeader(),
-				OpenPorts:      sortedCopy(pu.GetOpenPorts()),
+				OpenPorts:      sortPorts(pu.GetOpenPorts()),
 				PublicAddress:  pu.GetPublicAddress(),
 				Removal:        NewRemoval(pu.GetBlockedBy(), pu.GetForceAfter(), utc),
 			}
@@ -788,6 +788,29 @@ func parsePort(p string) (portSpan, bool) {
 		}
 	}
 	return portSpan{from: from, to: to, proto: proto}, true
+}
+
+// sortPorts returns a copy of ports in Juju's order: by protocol, then port range ("80/tcp",
+// "443/tcp", "53/udp"); entries it cannot parse go last, naturally sorted. Nil when empty.
+func sortPorts(ports []string) []string {
+	if len(ports) == 0 {
+		return nil
+	}
+	c := slices.Clone(ports)
+	slices.SortStableFunc(c, func(a, b string) int {
+		pa, okA := parsePort(a)
+		pb, okB := parsePort(b)
+		switch {
+		case okA && okB:
+			return cmp.Or(strings.Compare(pa.proto, pb.proto), cmp.Compare(pa.from, pb.from), cmp.Compare(pa.to, pb.to))
+		case okA:
+			return -1
+		case okB:
+			return 1
+		}
+		return names.NaturalCompare(a, b)
+	})
+	return c
 }
 
 // cloneOrNil returns a copy of s, or nil when empty.
