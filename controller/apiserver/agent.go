@@ -91,7 +91,14 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 	if err != nil {
 		return nil, err
 	}
-	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate}, nil
+	resp := &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate}
+	if resp.ConfigJson, err = s.st.ApplicationAgentConfig(ctx, uuid, app); err != nil {
+		return nil, err
+	}
+	if resp.Leader, resp.LeaderSettingsRevision, err = s.st.ApplicationLeadership(ctx, uuid, app.Name); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.AgentEntity) (*pb.AgentRelations, error) {
@@ -105,11 +112,16 @@ func (s *agentServer) UnitRelations(ctx context.Context, req *pb.AgentEntity) (*
 	}
 	resp := &pb.AgentRelations{}
 	for _, ur := range rels {
-		resp.Relations = append(resp.Relations, &pb.AgentRelation{
+		ar := &pb.AgentRelation{
 			Id: ur.Relation.Id, Key: ur.Relation.Key, Life: ur.Relation.Life, Endpoint: ur.Own.Name,
 			RemoteApplication: ur.Other.Application, RemoteEndpoint: ur.Other.Name,
 			Container: ur.Own.Scope == "container", InScope: ur.InScope, ShouldJoin: ur.ShouldJoin,
-		})
+			Interface: ur.Own.Interface,
+		}
+		for _, m := range ur.Members {
+			ar.Members = append(ar.Members, &pb.RelationMember{Unit: m.Unit, SettingsRevision: m.SettingsRevision})
+		}
+		resp.Relations = append(resp.Relations, ar)
 	}
 	return resp, nil
 }
@@ -297,5 +309,6 @@ func agentUnit(u *storepb.Unit) *pb.AgentUnit {
 		Name: u.Name, Application: u.Application, Life: u.Life, CharmUrl: u.CharmUrl, Machine: u.MachineId,
 		Principal: u.Principal, AgentStatus: statusInfo(u.AgentStatus), WorkloadStatus: statusInfo(u.WorkloadStatus),
 		Subordinates: u.Subordinates, Scopes: u.Scopes, Deployed: u.PasswordHash != "",
+		Resolved: u.Resolved, OpenPorts: u.OpenPorts, PublicAddress: u.PublicAddress,
 	}
 }

@@ -38,9 +38,14 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	if req.Base != nil {
 		b = req.Base.Name + "@" + req.Base.Channel
 	}
+	// Typed against the charm's config.yaml and stored in their JSON form (state/config.go).
+	config, err := s.st.DeployConfig(ctx, m.Uuid, req.CharmUrl, req.Config)
+	if err != nil {
+		return nil, err
+	}
 	app, err := s.st.Deploy(ctx, m.Uuid, state.DeployArgs{
 		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
-		Config: req.Config, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
+		Config: config, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
 	})
 	if err != nil {
 		return nil, err

@@ -61,6 +61,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
 			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed,
 			RelationCount: a.RelationCount, BlockedBy: blockers.Applications[a.Name], ForceAfter: a.ForceAfter,
+			WorkloadVersion: a.WorkloadVersion,
 		}
 		if a.Status != nil && a.Status.Status != "" {
 			as.Status = statusInfo(a.Status)
@@ -71,17 +72,13 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		apps[a.Name] = as
 		resp.Applications = append(resp.Applications, as)
 	}
-	leaders := map[string]string{}
-	for _, a := range snap.Applications {
-		leaders[a.Name] = a.Leader
-	}
 	for _, u := range snap.Units {
 		as, ok := apps[u.Application]
 		if !ok {
 			continue
 		}
 		as.UnitCount++
-		as.Units = append(as.Units, unitStatus(u, leaders[u.Application] == u.Name, blockers))
+		as.Units = append(as.Units, unitStatus(u, snap.Leaders[u.Application] == u.Name, blockers))
 	}
 	for _, r := range snap.Relations {
 		rs := &pb.RelationStatus{
@@ -112,6 +109,7 @@ func unitStatus(u *storepb.Unit, leader bool, blockers state.Blockers) *pb.UnitS
 		WorkloadStatus: statusInfo(u.WorkloadStatus), PublicAddress: u.PublicAddress,
 		Leader: leader, Principal: u.Principal,
 		BlockedBy: blockers.Units[u.Name], ForceAfter: u.ForceAfter, Scopes: u.Scopes,
+		OpenPorts: u.OpenPorts,
 	}
 }
 
@@ -305,6 +303,10 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 			return t.Id == app
 		case state.KindRelation:
 			return true // relation documents name applications and endpoints only
+		case state.KindScope, state.KindSettings:
+			return s.unitInRelation(ctx, e, uuid, t.Id)
+		case state.KindLeadership, state.KindLeaderSettings:
+			return s.unitLeadershipVisible(ctx, e, uuid, t.Id)
 		}
 	}
 	return false

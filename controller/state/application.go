@@ -222,11 +222,7 @@ func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) 
 		// its units go dying and dead (L-S machine agent).
 		w.putRaw(machineUnitKey(uuid, machineID, unitName), string(life.Alive))
 		// The unit's record is the application's unit count (L-G6): the application document
-		// is only asserted alive, and written only to name a first leader.
-		if app.Leader == "" {
-			app.Leader = unitName
-			w.put(applicationKey(uuid, appName), app)
-		}
+		// is only asserted alive. Leadership is claimed by the units' agents (leases/<app>).
 		return w, nil
 	})
 	if err != nil {

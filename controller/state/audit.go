@@ -35,6 +35,9 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 	machineUnits := map[string][]string{}
 	cleanups := map[int64]bool{}
 	indexLife := map[string]string{}
+	leases := map[string]string{}
+	leaseless := map[string]bool{}
+	leaderSettings := map[string]bool{}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	for _, kv := range resp.Kvs {
@@ -76,6 +79,11 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 			m, unit, _ := strings.Cut(id, "/")
 			machineUnits[m] = append(machineUnits[m], unit)
 			indexLife[unit] = string(kv.Value)
+		case "leases":
+			leases[id] = string(kv.Value)
+			leaseless[id] = kv.Lease == 0
+		case "leadersettings":
+			leaderSettings[id] = true
 		case "cleanups":
 			c := &storepb.Cleanup{}
 			err = unmarshal(kv, c)
@@ -105,10 +113,23 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 		if a.Life != string(life.Alive) && held == 0 && n == 0 {
 			bad("application %s is %s and nothing holds it: nothing will remove it (L-A3)", name, a.Life)
 		}
-		if a.Leader != "" {
-			if _, ok := units[a.Leader]; !ok {
-				bad("application %s: leader %s does not exist", name, a.Leader)
-			}
+	}
+	// Leadership: a lease key for an existing application, naming one of its units and held
+	// by an etcd lease; leader settings only for an existing application.
+	for app, leader := range leases {
+		if _, ok := apps[app]; !ok {
+			bad("leadership of missing application %s (held by %s)", app, leader)
+		}
+		if u, ok := units[leader]; !ok || u.Application != app {
+			bad("application %s: leader %s does not exist or is not its unit", app, leader)
+		}
+		if leaseless[app] {
+			bad("application %s: leadership key without a lease: it would never expire", app)
+		}
+	}
+	for app := range leaderSettings {
+		if _, ok := apps[app]; !ok {
+			bad("leader settings of missing application %s", app)
 		}
 	}
 	// Relations: applications exist, the key index agrees, scope counts match records.

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/life"
 	"github.com/jujuclone/juju/core/names"
-	"github.com/jujuclone/juju/core/status"
 )
 
 // Blockers says, for every entity of a snapshot that is not alive, what its removal is waiting
@@ -67,13 +67,21 @@ func (snap *Snapshot) Blockers() Blockers {
 	for _, units := range b.ScopeUnits {
 		slices.SortFunc(units, names.NaturalCompare)
 	}
+	// L-U2, L-F2: a failed hook suspends a unit's progress until `juju resolved`; whatever
+	// waits for that unit says so.
+	unitErrors := map[string]string{}
+	for _, u := range snap.Units {
+		if e := unitError(u); e != "" {
+			unitErrors[u.Name] = e
+		}
+	}
 	for _, u := range snap.Units {
 		if u.Life == string(life.Alive) {
 			continue
 		}
 		var why []string
-		if u.AgentStatus.GetStatus() == string(status.Error) {
-			why = append(why, fmt.Sprintf("unit agent in error (%s); run \"juju resolved %s\"", u.AgentStatus.GetMessage(), u.Name))
+		if e := unitErrors[u.Name]; e != "" {
+			why = append(why, e)
 		}
 		for _, id := range u.Scopes {
 			why = append(why, fmt.Sprintf("still in relation %d (%s)", id, relKeys[id]))
@@ -99,6 +107,7 @@ func (snap *Snapshot) Blockers() Blockers {
 		var why []string
 		if units := appUnits[app.Name]; len(units) > 0 {
 			why = append(why, fmt.Sprintf("waiting for %s to be removed: %s", plural(len(units), "unit", "units"), nameList(units)))
+			why = append(why, erroredUnits(units, unitErrors)...)
 		}
 		for _, rel := range snap.Relations {
 			if own, _ := relationSides(rel, app.Name); own != nil {
@@ -112,8 +121,8 @@ func (snap *Snapshot) Blockers() Blockers {
 			continue
 		}
 		units := b.ScopeUnits[rel.Id]
-		b.Relations[rel.Id] = []string{fmt.Sprintf("waiting for %s to leave its scope: %s",
-			plural(len(units), "unit", "units"), nameList(units))}
+		b.Relations[rel.Id] = append([]string{fmt.Sprintf("waiting for %s to leave its scope: %s",
+			plural(len(units), "unit", "units"), nameList(units))}, erroredUnits(units, unitErrors)...)
 	}
 	for _, m := range snap.Machines {
 		if m.Life == string(life.Alive) {
@@ -122,6 +131,7 @@ func (snap *Snapshot) Blockers() Blockers {
 		var why []string
 		if units := machineUnits[m.Id]; len(units) > 0 {
 			why = append(why, fmt.Sprintf("waiting for %s to be removed: %s", plural(len(units), "unit", "units"), nameList(units)))
+			why = append(why, erroredUnits(units, unitErrors)...)
 		}
 		switch {
 		case len(why) > 0:
@@ -135,4 +145,45 @@ func (snap *Snapshot) Blockers() Blockers {
 		b.Machines[m.Id] = why
 	}
 	return b
+}
+
+// unitError says how a unit in error holds things up: its failed hook and what to do about it,
+// or "" when it is not in error.
+func unitError(u *storepb.Unit) string {
+	if !InError(u) {
+		return ""
+	}
+	msg := u.GetWorkloadStatus().GetMessage()
+	if msg == "" {
+		msg = "workload in error"
+	}
+	switch u.Resolved {
+	case ResolvedRetry:
+		return msg + " (resolved; waiting for its agent to retry the hook)"
+	case ResolvedNoRetry:
+		return msg + " (resolved; waiting for its agent to skip the hook)"
+	}
+	return fmt.Sprintf("%s (run juju resolved %s)", msg, u.Name)
+}
+
+// erroredUnits names, for an entity waiting on units, those of them that are in error (at most
+// maxNamed lines).
+func erroredUnits(units []string, unitErrors map[string]string) []string {
+	var out []string
+	more := 0
+	for _, name := range units {
+		e := unitErrors[name]
+		if e == "" {
+			continue
+		}
+		if len(out) == maxNamed {
+			more++
+			continue
+		}
+		out = append(out, fmt.Sprintf("unit %s: %s", name, e))
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %s in error", plural(more, "more unit", "more units")))
+	}
+	return out
 }

@@ -23,7 +23,7 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 	if len(archive) > MaxCharmArchive {
 		return nil, apierr.Errorf(apierr.NotValid, "charm archive of %d bytes is larger than %d bytes", len(archive), MaxCharmArchive)
 	}
-	metaYAML, manifestYAML, err := readCharmArchive(archive)
+	metaYAML, manifestYAML, configYAML, err := readCharmArchive(archive)
 	if err != nil {
 		return nil, err
 	}
@@ -33,6 +33,9 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 	}
 	if err := meta.Check(); err != nil {
 		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+	}
+	if _, err := charm.ParseConfig(configYAML); err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "charm %q: %v", meta.Name, err)
 	}
 	sum := sha256.Sum256(archive)
 	var doc *storepb.Charm
@@ -46,7 +49,7 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 		}
 		url := fmt.Sprintf("local:%s-%d", meta.Name, rev)
 		doc = &storepb.Charm{
-			Url: url, Name: meta.Name, Revision: int32(rev), Metadata: metaYAML, Manifest: manifestYAML,
+			Url: url, Name: meta.Name, Revision: int32(rev), Metadata: metaYAML, Manifest: manifestYAML, Config: configYAML,
 			ArchiveSha256: hex.EncodeToString(sum[:]), ArchiveSize: int64(len(archive)),
 		}
 		w := &writes{}
@@ -94,10 +97,10 @@ func CharmMeta(doc *storepb.Charm) (*charm.Meta, error) {
 	return meta, nil
 }
 
-func readCharmArchive(archive []byte) (meta, manifest []byte, err error) {
+func readCharmArchive(archive []byte) (meta, manifest, config []byte, err error) {
 	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
 	if err != nil {
-		return nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: %v", err)
+		return nil, nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: %v", err)
 	}
 	read := func(f *zip.File) ([]byte, error) {
 		rc, err := f.Open()
@@ -111,16 +114,20 @@ func readCharmArchive(archive []byte) (meta, manifest []byte, err error) {
 		switch f.Name {
 		case "metadata.yaml":
 			if meta, err = read(f); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		case "manifest.yaml":
 			if manifest, err = read(f); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
+			}
+		case "config.yaml":
+			if config, err = read(f); err != nil {
+				return nil, nil, nil, err
 			}
 		}
 	}
 	if meta == nil {
-		return nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: no metadata.yaml")
+		return nil, nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: no metadata.yaml")
 	}
-	return meta, manifest, nil
+	return meta, manifest, config, nil
 }

@@ -536,17 +536,22 @@ func TestBlockersExplainWhatIsStuck_LF2(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// The leader's removal hands leadership to the next alive unit.
-func TestRemovingTheLeaderPicksAnother(t *testing.T) {
+// The leader's removal frees its lease in the same transaction, so another unit claims at
+// once rather than when the lease runs out.
+func TestRemovingTheLeaderFreesLeadership(t *testing.T) {
 	ctx := context.Background()
 	uuid := newModel(t, "")
 	deploy(t, uuid, "wordpress", wordpressMeta, "")
 	units := addUnits(t, uuid, "wordpress", 3)
+	claim(t, uuid, units[0], true, units[0])
+	claim(t, uuid, units[1], false, units[0])
 	if _, err := st.DestroyUnit(ctx, uuid, units[0], state.DestroyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	unitGoes(t, uuid, units[0])
-	if app, _ := st.Application(ctx, uuid, "wordpress"); app.Leader != units[1] {
-		t.Fatalf("leader = %q", app.Leader)
+	if leader, _ := st.Leader(ctx, uuid, "wordpress"); leader != "" {
+		t.Fatalf("leader after removal = %q", leader)
 	}
+	claim(t, uuid, units[1], true, units[1])
+	audit(t, uuid)
 }

@@ -160,12 +160,13 @@ func (s *State) SetProvisioned(ctx context.Context, uuid, id string, inst Instan
 }
 
 // SetProvisioningError records why an instance could not be started (L-M5): no instance id,
-// an error status with the reason, visible in status.
+// an error status with the reason, visible in status. As in Juju, the error is the instance's
+// ("provisioning error"); the machine agent, which never started, stays pending.
 func (s *State) SetProvisioningError(ctx context.Context, uuid, id, reason string) error {
 	return s.updateMachine(ctx, uuid, id, "setting provisioning error", func(m *storepb.Machine) error {
 		m.InstanceId = ""
 		m.ProvisioningError = reason
-		m.AgentStatus = s.status(string(status.Error), reason)
+		m.AgentStatus = s.status(string(status.Pending), "")
 		m.InstanceStatus = s.status(string(status.ProvisioningError), reason)
 		return nil
 	})

@@ -463,10 +463,6 @@ func (r *reader) ensureSubordinate(ctx context.Context, w *writes, uuid string, 
 		WorkloadStatus: r.s.status(string(status.Waiting), "agent initialising"),
 	})
 	principal.Subordinates = append(principal.Subordinates, name)
-	if app.Leader == "" {
-		app.Leader = name
-		w.put(applicationKey(uuid, subApp), app)
-	}
 	return name, nil
 }
 
@@ -593,7 +589,7 @@ func (r *reader) releaseRelation(ctx context.Context, w *writes, uuid string, ap
 		w.put(applicationKey(uuid, app.Name), app)
 		return nil
 	}
-	w.del(applicationKey(uuid, app.Name))
+	w.deleteApplication(uuid, app.Name)
 	return nil
 }
 
@@ -610,20 +606,42 @@ type UnitRelation struct {
 	// ShouldJoin: the relation is alive, the unit is alive and, for a container-scoped relation
 	// seen by a subordinate, the counterpart is its principal's application.
 	ShouldJoin bool
+	// Members: the counterparts in scope the unit observes (L-R2), while it is in scope itself;
+	// filled by State.UnitRelations only.
+	Members []Member
 }
 
 // UnitRelations lists the relations of a unit's application, with the unit's membership as
-// recorded in the store (L-R6).
+// recorded in the store (L-R6) and, for each relation it is in scope of, the members it
+// observes; all as of one store revision.
 func (s *State) UnitRelations(ctx context.Context, uuid, unitName string) ([]UnitRelation, error) {
-	u, err := s.Unit(ctx, uuid, unitName)
+	resp, err := s.kv.Txn(ctx).Then(
+		clientv3.OpGet(unitKey(uuid, unitName)), clientv3.OpGet(ModelPrefix(uuid)+"relations/", clientv3.WithPrefix()),
+	).Commit()
 	if err != nil {
+		return nil, fmt.Errorf("reading relations of unit %q: %w", unitName, err)
+	}
+	ukvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(ukvs) == 0 {
+		return nil, apierr.Errorf(apierr.NotFound, "unit %q not found", unitName)
+	}
+	u := &storepb.Unit{}
+	if err := unmarshal(ukvs[0], u); err != nil {
 		return nil, err
 	}
-	rels, err := s.Relations(ctx, uuid)
-	if err != nil {
+	var rels []*storepb.Relation
+	for _, kv := range resp.Responses[1].GetResponseRange().GetKvs() {
+		rel := &storepb.Relation{}
+		if err := unmarshal(kv, rel); err != nil {
+			return nil, err
+		}
+		rels = append(rels, rel)
+	}
+	out := unitRelations(u, rels)
+	if err := s.addMembers(ctx, uuid, resp.Header.Revision, u, out); err != nil {
 		return nil, err
 	}
-	return unitRelations(u, rels), nil
+	return out, nil
 }
 
 // UnitRelations is State.UnitRelations as of the snapshot; false if the unit is not in it.

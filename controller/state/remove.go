@@ -182,7 +182,7 @@ func (s *State) EnsureUnitDead(ctx context.Context, uuid, name string) (string, 
 func (s *State) RemoveUnit(ctx context.Context, uuid, name string) error {
 	return s.run(ctx, fmt.Sprintf("cannot remove unit %q", name), func(ctx context.Context, r *reader) (*writes, error) {
 		if app, err := names.UnitApplication(name); err == nil {
-			if err := r.prefetch(ctx, unitKey(uuid, name), applicationKey(uuid, app)); err != nil {
+			if err := r.prefetch(ctx, unitKey(uuid, name), applicationKey(uuid, app), leaseKey(uuid, app)); err != nil {
 				return nil, err
 			}
 		}
@@ -230,18 +230,12 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 		}
 	}
 	if !keep {
-		w.del(applicationKey(uuid, app.Name))
+		w.deleteApplication(uuid, app.Name)
 		return nil
 	}
-	if app.Leader == u.Name {
-		leader, err := r.nextLeader(ctx, uuid, app.Name, u.Name)
-		if err != nil {
-			return err
-		}
-		app.Leader = leader
-		w.put(applicationKey(uuid, app.Name), app)
-	}
-	return nil
+	// A leader going frees the lease at once: another unit's agent, watching the key,
+	// claims it.
+	return r.releaseLeadership(ctx, w, uuid, u)
 }
 
 // DestroyApplication is remove-application (L-A1), one transaction: relations nobody is in go at
@@ -335,7 +329,7 @@ func (s *State) DestroyApplication(ctx context.Context, uuid, name string, opts 
 			w.put(applicationKey(uuid, name), app)
 		} else {
 			res.Outcome = OutcomeRemoved
-			w.del(applicationKey(uuid, name))
+			w.deleteApplication(uuid, name)
 		}
 		if opts.DryRun {
 			return nil, nil
@@ -469,36 +463,4 @@ func (s *State) RemoveMachine(ctx context.Context, uuid, id string) error {
 		w.del(machineKey(uuid, id))
 		return w, nil
 	})
-}
-
-const maxLeaderCandidates = 8
-
-// nextLeader picks the lowest-numbered alive unit other than the one leaving to lead the
-// application (until leadership leases come with the hook runner); the pick is read through r,
-// so the commit fails if it changes meanwhile.
-func (r *reader) nextLeader(ctx context.Context, uuid, app, leaving string) (string, error) {
-	units, err := r.s.applicationUnitNames(ctx, uuid, app)
-	if err != nil {
-		return "", err
-	}
-	tried := 0
-	for _, name := range units {
-		if name == leaving {
-			continue
-		}
-		// A bounded look: an application whose first units are all going (a removal in
-		// progress) gets no new leader rather than a transaction that grows with it (L-G4).
-		if tried++; tried > maxLeaderCandidates {
-			break
-		}
-		u := &storepb.Unit{}
-		found, err := r.get(ctx, unitKey(uuid, name), u)
-		if err != nil {
-			return "", err
-		}
-		if found && u.Life == string(life.Alive) {
-			return name, nil
-		}
-	}
-	return "", nil
 }

@@ -22,6 +22,8 @@ type Snapshot struct {
 	Units        []*storepb.Unit
 	Relations    []*storepb.Relation
 	Charms       map[string]*storepb.Charm
+	// Leaders maps each application that has a leader to its leading unit (leases/<app>).
+	Leaders map[string]string
 }
 
 // Snapshot reads a model with one range read: one consistent view, never a query per entity.
@@ -30,14 +32,14 @@ func (s *State) Snapshot(ctx context.Context, uuid string) (*Snapshot, error) {
 	// One read-only transaction of several ranges is one revision, and skips the index and
 	// sequence keys status has no use for.
 	var ops []clientv3.Op
-	for _, kind := range []string{"model", "machines/", "applications/", "units/", "relations/", "charms/"} {
+	for _, kind := range []string{"model", "machines/", "applications/", "units/", "relations/", "charms/", "leases/"} {
 		ops = append(ops, clientv3.OpGet(prefix+kind, clientv3.WithPrefix()))
 	}
 	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading model %q: %w", uuid, err)
 	}
-	snap := &Snapshot{Revision: resp.Header.Revision, Charms: map[string]*storepb.Charm{}}
+	snap := &Snapshot{Revision: resp.Header.Revision, Charms: map[string]*storepb.Charm{}, Leaders: map[string]string{}}
 	var kvs []*mvccpb.KeyValue
 	for _, r := range resp.Responses {
 		kvs = append(kvs, r.GetResponseRange().Kvs...)
@@ -70,6 +72,9 @@ func (s *State) Snapshot(ctx context.Context, uuid string) (*Snapshot, error) {
 			c := &storepb.Charm{}
 			snap.Charms[rest[len("charms/"):]] = c
 			msg = c
+		case "leases":
+			snap.Leaders[rest[len("leases/"):]] = string(kv.Value)
+			continue
 		default:
 			continue
 		}

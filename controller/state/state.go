@@ -10,12 +10,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/core/names"
 )
 
 // State is the controller's view of the store. It is safe for concurrent use.
@@ -53,6 +55,13 @@ const (
 	KindRelation     = "relation"
 	KindMachineUnits = "machine-units"
 	KindCharm        = "charm"
+	// Agents' relation and leadership watches: KindScope and KindSettings take a relation id
+	// (every scope record, or every unit's settings, of that relation); KindLeadership and
+	// KindLeaderSettings an application name (its lease key, its leader settings).
+	KindScope          = "scope"
+	KindSettings       = "settings"
+	KindLeadership     = "leadership"
+	KindLeaderSettings = "leader-settings"
 )
 
 // ModelPrefix is the prefix of every key of one model.
@@ -79,6 +88,11 @@ func sequenceKey(uuid, name string) string     { return ModelPrefix(uuid) + "seq
 // KeyPrefix returns what to watch for a kind within a model: one document's key when id is given,
 // else the prefix (ending in "/") of every document of that kind.
 func KeyPrefix(uuid, kind, id string) (string, error) {
+	// An id ending in "/" would turn one document's key into a prefix (the hub watches keys
+	// ending in "/" as prefixes): "units/mysql/" is every mysql unit.
+	if strings.HasSuffix(id, "/") {
+		return "", apierr.Errorf(apierr.NotValid, "cannot watch %s %q", kind, id)
+	}
 	switch kind {
 	case KindModel:
 		if id != "" {
@@ -98,6 +112,24 @@ func KeyPrefix(uuid, kind, id string) (string, error) {
 			return "", apierr.Errorf(apierr.NotValid, "watching machine units needs a machine id")
 		}
 		return machineUnitsPrefix(uuid, id), nil
+	case KindScope, KindSettings:
+		// The prefix ends in "/": relation 1's records are not relation 12's.
+		rel, err := strconv.ParseInt(id, 10, 64)
+		if err != nil || rel < 0 {
+			return "", apierr.Errorf(apierr.NotValid, "watching %s needs a relation id, not %q", kind, id)
+		}
+		if kind == KindScope {
+			return scopePrefix(uuid, rel), nil
+		}
+		return settingsPrefix(uuid, rel), nil
+	case KindLeadership, KindLeaderSettings:
+		if !names.IsValidApplication(id) {
+			return "", apierr.Errorf(apierr.NotValid, "watching %s needs an application name, not %q", kind, id)
+		}
+		if kind == KindLeadership {
+			return leaseKey(uuid, id), nil
+		}
+		return leaderSettingsKey(uuid, id), nil
 	}
 	return "", apierr.Errorf(apierr.NotValid, "cannot watch %q", kind)
 }

@@ -76,6 +76,17 @@ func classify(key, prefix string) (string, string) {
 		return KindMachineUnits, unit
 	case "charms":
 		return KindCharm, id
+	case "scopes", "settings":
+		// scopes/<relation>/<unit>: the event names the relation, which is what is watched.
+		rel, _, _ := strings.Cut(id, "/")
+		if kind == "scopes" {
+			return KindScope, rel
+		}
+		return KindSettings, rel
+	case "leases":
+		return KindLeadership, id
+	case "leadersettings":
+		return KindLeaderSettings, id
 	}
 	return "", ""
 }

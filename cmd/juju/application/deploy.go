@@ -220,6 +220,18 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if err := meta.Check(); err != nil {
 		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
 	}
+	// A hook that could never run is reported now rather than as a failure on every unit.
+	hookWarnings, err := charm.CheckHooks(path, meta)
+	if err != nil {
+		return err
+	}
+	for _, w := range hookWarnings {
+		fmt.Fprintf(opts.IO.ErrOut, "WARNING %s\n", w)
+	}
+	charmConfig, err := charm.ReadConfigDir(path)
+	if err != nil {
+		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
 	numUnits := opts.NumUnits
 	if meta.Subordinate {
 		if opts.cons.HasAny() {
@@ -240,6 +252,10 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	config, err := opts.config.resolve(appName)
 	if err != nil {
 		return err
+	}
+	// Checked against config.yaml before anything is uploaded; the controller checks again.
+	if _, err := charmConfig.ParseSettings(config); err != nil {
+		return fmt.Errorf("invalid --config for %q: %w", appName, err)
 	}
 	if n := len(opts.placement); n > numUnits && numUnits > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "WARNING %d unit(s) will be deployed, extra placement directives will be ignored\n", numUnits)

@@ -167,7 +167,7 @@ Deploying "wordpress" from local charm "wordpress", revision 3 on ubuntu@24.04/s
 			t.Errorf("hooks/install lost its exec bit: %v", f.Mode())
 		}
 	}
-	if got := strings.Join(names, ","); got != "hooks/install,manifest.yaml,metadata.yaml" {
+	if got := strings.Join(names, ","); got != "config.yaml,hooks/install,manifest.yaml,metadata.yaml" {
 		t.Errorf("archive holds %s", got)
 	}
 }

@@ -16,8 +16,8 @@ func testModel(context.Context) (*cmdutil.ModelRef, error) {
 	return &cmdutil.ModelRef{Controller: "local", Name: "default", UUID: "uuid-default", Owner: "admin"}, nil
 }
 
-// writeCharm makes a charm directory dir/name with a hook, a .git directory and a build/
-// directory; bases go to manifest.yaml.
+// writeCharm makes a charm directory dir/name with a hook, config.yaml (options title, posts
+// and public), a .git directory and a build/ directory; bases go to manifest.yaml.
 func writeCharm(t *testing.T, dir, name string, subordinate bool, bases ...string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
@@ -35,6 +35,7 @@ func writeCharm(t *testing.T, dir, name string, subordinate bool, bases ...strin
 	files := map[string]string{
 		"metadata.yaml": meta,
 		"manifest.yaml": manifest,
+		"config.yaml":   "options:\n  title: {type: string}\n  posts: {type: int, default: 5}\n  public: {type: boolean}\n",
 		"hooks/install": "#!/bin/sh\necho installed\n",
 		".git/HEAD":     "ref: refs/heads/main\n",
 		"build/junk":    "junk\n",

@@ -1,0 +1,191 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/jujuclone/juju/api/apierr"
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/core/names"
+)
+
+// Relation data and leadership for unit agents' hook tools (relation-get/-set, is-leader,
+// leader-get/-set, status-set --application). A unit agent acts only for its own unit.
+
+// Leadership lease bounds: short enough that a dead leader is replaced soon, long enough that
+// an agent extending it every half lease does not hammer the store.
+const (
+	minLeaseSeconds     = 5
+	maxLeaseSeconds     = 300
+	defaultLeaseSeconds = 30
+)
+
+// relationOf reads a relation whose endpoints include unit's application.
+func (b *service) relationOf(ctx context.Context, uuid, unit string, relID int64) (*storepb.Relation, error) {
+	app, err := names.UnitApplication(unit)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "unit name %q not valid", unit)
+	}
+	rel, err := b.st.Relation(ctx, uuid, relID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(relationApps(rel), app) {
+		return nil, errDenied
+	}
+	return rel, nil
+}
+
+func relationApps(rel *storepb.Relation) []string {
+	var out []string
+	for _, ep := range rel.Endpoints {
+		out = append(out, ep.Application)
+	}
+	return out
+}
+
+// unitInRelation: a unit agent may watch the scope and settings of relations its application
+// is in.
+func (b *service) unitInRelation(ctx context.Context, e Entity, uuid, id string) bool {
+	relID, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return false
+	}
+	_, err = b.relationOf(ctx, uuid, e.ID, relID)
+	return err == nil
+}
+
+// unitLeadershipVisible: a unit agent may watch the leadership of its own application and of
+// its subordinates' applications.
+func (b *service) unitLeadershipVisible(ctx context.Context, e Entity, uuid, app string) bool {
+	if own, _ := names.UnitApplication(e.ID); own == app {
+		return true
+	}
+	u, err := b.st.Unit(ctx, uuid, e.ID)
+	if err != nil {
+		return false
+	}
+	for _, sub := range u.Subordinates {
+		if subApp, _ := names.UnitApplication(sub); subApp == app {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *agentServer) RelationSettings(ctx context.Context, req *pb.RelationSettingsRequest) (*pb.RelationSettingsResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	of := req.OfUnit
+	if of == "" {
+		of = req.Unit
+	}
+	app, err := names.UnitApplication(of)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "unit name %q not valid", of)
+	}
+	rel, err := s.relationOf(ctx, uuid, req.Unit, req.RelationId)
+	switch {
+	case errors.Is(err, apierr.NotFound):
+		// L-R3, L-R7: the relation can go (forced, or its last unit left) while one of the
+		// caller's hooks for it still runs; the settings stay until cleaned up. The caller's own
+		// settings there show it was in the relation (only its units wrote any). Otherwise, or
+		// once cleaned up, there is nothing to read: relation-get is never guaranteed values
+		// (seed 004), and failing the hook over a race it cannot help would block the unit.
+		if _, _, err := s.st.UnitRelationSettings(ctx, uuid, req.RelationId, req.Unit); err != nil {
+			return &pb.RelationSettingsResponse{Settings: map[string]string{}}, nil
+		}
+		settings, _, err := s.st.UnitRelationSettings(ctx, uuid, req.RelationId, of)
+		if errors.Is(err, apierr.NotFound) {
+			settings, err = map[string]string{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &pb.RelationSettingsResponse{Settings: settings}, nil
+	case err != nil:
+		return nil, err
+	case !slices.Contains(relationApps(rel), app):
+		return nil, apierr.Errorf(apierr.NotValid, "unit %q is not in relation %q", of, rel.Key)
+	}
+	settings, _, err := s.st.UnitRelationSettings(ctx, uuid, req.RelationId, of)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.RelationSettingsResponse{Settings: settings}, nil
+}
+
+func (s *agentServer) SetRelationSettings(ctx context.Context, req *pb.SetRelationSettingsRequest) (*pb.SetRelationSettingsResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := s.st.SetRelationSettings(ctx, uuid, req.RelationId, req.Unit, req.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.SetRelationSettingsResponse{Changed: changed}, nil
+}
+
+func (s *agentServer) ClaimLeadership(ctx context.Context, req *pb.ClaimLeadershipRequest) (*pb.ClaimLeadershipResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	ttl := req.TtlSeconds
+	if ttl <= 0 {
+		ttl = defaultLeaseSeconds
+	}
+	ttl = min(max(ttl, minLeaseSeconds), maxLeaseSeconds)
+	held, leader, err := s.st.ClaimLeadership(ctx, uuid, req.Unit, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ClaimLeadershipResponse{Held: held, Leader: leader}, nil
+}
+
+func (s *agentServer) LeaderSettings(ctx context.Context, req *pb.AgentEntity) (*pb.LeaderSettingsResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	app, err := names.UnitApplication(req.Id)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "unit name %q not valid", req.Id)
+	}
+	settings, rev, err := s.st.LeaderSettings(ctx, uuid, app)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.LeaderSettingsResponse{Settings: settings, Revision: rev}, nil
+}
+
+func (s *agentServer) SetLeaderSettings(ctx context.Context, req *pb.SetLeaderSettingsRequest) (*pb.SetLeaderSettingsResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
+	if err != nil {
+		return nil, err
+	}
+	if !names.IsValidUnit(req.Unit) {
+		return nil, apierr.Errorf(apierr.NotValid, "unit name %q not valid", req.Unit)
+	}
+	return &pb.SetLeaderSettingsResponse{}, s.st.SetLeaderSettings(ctx, uuid, req.Unit, req.Settings)
+}
+
+func (s *agentServer) SetApplicationStatus(ctx context.Context, req *pb.SetStatusRequest) (*pb.SetStatusResponse, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	if !names.IsValidUnit(req.Id) {
+		return nil, apierr.Errorf(apierr.NotValid, "unit name %q not valid", req.Id)
+	}
+	if req.Status == nil || req.Status.Status == "" {
+		return nil, apierr.Errorf(apierr.NotValid, "no status given")
+	}
+	return &pb.SetStatusResponse{}, s.st.SetApplicationStatus(ctx, uuid, req.Id, req.Status.Status, req.Status.Message)
+}

@@ -1,0 +1,183 @@
+package state_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/controller/state"
+)
+
+const blogConfig = `options:
+  title:
+    type: string
+    default: My Blog
+    description: Blog title.
+  port:
+    type: int
+    default: 8080
+  debug:
+    type: boolean
+    default: false
+  ratio:
+    type: float
+  motd:
+    type: string
+`
+
+// charmZipWithConfig is a charm archive with metadata.yaml and config.yaml.
+func charmZipWithConfig(t *testing.T, meta, config string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, content := range map[string]string{"metadata.yaml": meta, "config.yaml": config} {
+		f, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestCharmConfigStoredOnUpload(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	ch, err := st.AddCharm(ctx, uuid, charmZipWithConfig(t, wordpressMeta, blogConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := st.Charm(ctx, uuid, ch.Url)
+	if err != nil || string(stored.Config) != blogConfig {
+		t.Fatalf("stored config %q, %v", stored.GetConfig(), err)
+	}
+	_, err = st.AddCharm(ctx, uuid, charmZipWithConfig(t, wordpressMeta, "options:\n  x:\n    type: list\n"))
+	if !errors.Is(err, apierr.NotValid) || err.Error() != `charm "wordpress": invalid config.yaml: option "x" has unknown type "list"` {
+		t.Fatalf("bad config.yaml: %v", err)
+	}
+}
+
+func TestDeployAndSetConfig(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	ch, err := st.AddCharm(ctx, uuid, charmZipWithConfig(t, wordpressMeta, blogConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for values, want := range map[string]string{
+		`{"colour":"red"}`: `unknown option "colour"`,
+		`{"port":"abc"}`:   `option "port": expected int, got "abc"`,
+		`{"debug":"yes"}`:  `option "debug": expected boolean, got "yes"`,
+	} {
+		var m map[string]string
+		_ = json.Unmarshal([]byte(values), &m)
+		if _, err := st.DeployConfig(ctx, uuid, ch.Url, m); !errors.Is(err, apierr.NotValid) || err.Error() != want {
+			t.Errorf("deploy config %s: %v, want %s", values, err, want)
+		}
+	}
+	cfg, err := st.DeployConfig(ctx, uuid, ch.Url, map[string]string{"port": "80", "title": "News", "ratio": "0.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"port": "80", "title": `"News"`, "ratio": "0.5"}; !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("stored form = %v", cfg)
+	}
+	if _, err := st.Deploy(ctx, uuid, state.DeployArgs{Name: "blog", CharmURL: ch.Url, Base: "ubuntu@22.04", Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := st.ApplicationConfig(ctx, uuid, "blog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ name, typ, def, value, source string }
+	var rows []row
+	for _, s := range got.Settings {
+		rows = append(rows, row{s.Option.Name, s.Option.Type, s.DefaultJSON, s.ValueJSON, s.Source})
+	}
+	want := []row{
+		{"debug", "boolean", "false", "false", "default"},
+		{"motd", "string", "", "", "default"},
+		{"port", "int", "8080", "80", "user"},
+		{"ratio", "float", "", "0.5", "user"},
+		{"title", "string", `"My Blog"`, `"News"`, "user"},
+	}
+	if !reflect.DeepEqual(rows, want) || got.CharmURL != ch.Url || got.Settings[4].Option.Description != "Blog title." {
+		t.Fatalf("config:\n got %v\nwant %v", rows, want)
+	}
+	app, _ := st.Application(ctx, uuid, "blog")
+	agentJSON, err := st.ApplicationAgentConfig(ctx, uuid, app)
+	if err != nil || agentJSON != `{"debug":false,"port":80,"ratio":0.5,"title":"News"}` {
+		t.Fatalf("agent config %s %v", agentJSON, err)
+	}
+
+	// Set and reset; unchanged values write nothing.
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"debug": "true", "motd": ""}, []string{"port", "title"}); err != nil {
+		t.Fatal(err)
+	}
+	app, _ = st.Application(ctx, uuid, "blog")
+	if want := map[string]string{"debug": "true", "motd": `""`, "ratio": "0.5"}; !reflect.DeepEqual(app.Config, want) {
+		t.Fatalf("config after set = %v", app.Config)
+	}
+	if agentJSON, _ = st.ApplicationAgentConfig(ctx, uuid, app); agentJSON != `{"debug":true,"motd":"","port":8080,"ratio":0.5,"title":"My Blog"}` {
+		t.Fatalf("agent config %s", agentJSON)
+	}
+	key := state.ModelPrefix(uuid) + "applications/blog"
+	before, _ := st.Client().Get(ctx, key)
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"debug": "true"}, []string{"port"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := st.Client().Get(ctx, key)
+	if before.Kvs[0].ModRevision != after.Kvs[0].ModRevision {
+		t.Error("an unchanged config was written")
+	}
+	for _, tt := range []struct {
+		values map[string]string
+		reset  []string
+		want   string
+	}{
+		{map[string]string{"nope": "1"}, nil, `unknown option "nope"`},
+		{nil, []string{"nope"}, `unknown option "nope"`},
+		{map[string]string{"port": "x"}, nil, `option "port": expected int, got "x"`},
+		{map[string]string{"port": "1"}, []string{"port"}, `cannot set and reset key "port" simultaneously`},
+	} {
+		if err := st.SetApplicationConfig(ctx, uuid, "blog", tt.values, tt.reset); !errors.Is(err, apierr.NotValid) || err.Error() != tt.want {
+			t.Errorf("set %v reset %v: %v, want %s", tt.values, tt.reset, err, tt.want)
+		}
+	}
+	if err := st.SetApplicationConfig(ctx, uuid, "nope", map[string]string{"a": "b"}, nil); !errors.Is(err, apierr.NotFound) {
+		t.Errorf("unknown application: %v", err)
+	}
+}
+
+// A charm without config.yaml has no options.
+func TestCharmWithoutConfig(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	ch, err := st.AddCharm(ctx, uuid, charmZip(t, wordpressMeta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DeployConfig(ctx, uuid, ch.Url, map[string]string{"title": "x"}); err == nil || err.Error() != `unknown option "title"` {
+		t.Fatalf("deploy config: %v", err)
+	}
+	deploy(t, uuid, "wordpress", wordpressMeta, "")
+	got, err := st.ApplicationConfig(ctx, uuid, "wordpress")
+	if err != nil || len(got.Settings) != 0 {
+		t.Fatalf("config %v %v", got, err)
+	}
+	app, _ := st.Application(ctx, uuid, "wordpress")
+	if j, err := st.ApplicationAgentConfig(ctx, uuid, app); err != nil || j != "{}" {
+		t.Fatalf("agent config %s %v", j, err)
+	}
+}

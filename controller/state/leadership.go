@@ -1,0 +1,291 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/core/status"
+)
+
+// Leadership: one leader per application, held as an etcd lease. The key leases/<app> names
+// the leading unit and is attached to a lease its agent keeps extending; when the agent stops
+// extending (it died, its machine went away) etcd deletes the key and another unit's agent,
+// watching it, claims. Leader settings live beside it in leadersettings/<app>.
+
+func leaseKey(uuid, app string) string { return ModelPrefix(uuid) + "leases/" + app }
+func leaderSettingsKey(uuid, app string) string {
+	return ModelPrefix(uuid) + "leadersettings/" + app
+}
+
+// deleteApplication deletes an application's document and what lives beside it: its
+// leadership lease key and its leader settings (L-A3).
+func (w *writes) deleteApplication(uuid, name string) {
+	w.del(applicationKey(uuid, name))
+	w.del(leaseKey(uuid, name))
+	w.del(leaderSettingsKey(uuid, name))
+}
+
+// releaseLeadership deletes the lease key when u leads its application, asserting (through r)
+// that it still does, so that another unit's agent can claim at once rather than when the lease
+// runs out. Removing a unit does this in its own transaction.
+func (r *reader) releaseLeadership(ctx context.Context, w *writes, uuid string, u *storepb.Unit) error {
+	leader, held, err := r.getRaw(ctx, leaseKey(uuid, u.Application))
+	if err != nil {
+		return err
+	}
+	if held && leader == u.Name {
+		w.del(leaseKey(uuid, u.Application))
+	}
+	return nil
+}
+
+// ClaimLeadership claims the leadership of unit's application for ttl seconds, or extends it
+// when unit holds it already. It returns whether unit holds it after the call and who does.
+// Only an alive unit of an alive or dying application takes or extends leadership; a unit that
+// is not alive gives up the leadership it holds, so that an alive unit can take over at once.
+func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int64) (held bool, leader string, err error) {
+	if ttl <= 0 {
+		return false, "", apierr.Errorf(apierr.NotValid, "leadership lease of %d seconds not valid", ttl)
+	}
+	app, err := names.UnitApplication(unit)
+	if err != nil {
+		return false, "", apierr.Errorf(apierr.NotValid, "unit name %q not valid", unit)
+	}
+	what := fmt.Sprintf("unit %q cannot claim leadership of %q", unit, app)
+	key := leaseKey(uuid, app)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		resp, err := s.kv.Txn(ctx).Then(
+			clientv3.OpGet(unitKey(uuid, unit)), clientv3.OpGet(applicationKey(uuid, app)), clientv3.OpGet(key),
+		).Commit()
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w", what, err)
+		}
+		kvs := make([]*mvccpb.KeyValue, 3)
+		for i, r := range resp.Responses {
+			if got := r.GetResponseRange().GetKvs(); len(got) > 0 {
+				kvs[i] = got[0]
+			}
+		}
+		ukv, akv, lkv := kvs[0], kvs[1], kvs[2]
+		if ukv == nil {
+			return false, "", apierr.Errorf(apierr.NotFound, "%s: unit not found", what)
+		}
+		if akv == nil {
+			return false, "", apierr.Errorf(apierr.NotFound, "%s: application not found", what)
+		}
+		u, a := &storepb.Unit{}, &storepb.Application{}
+		if err := unmarshal(ukv, u); err != nil {
+			return false, "", err
+		}
+		if err := unmarshal(akv, a); err != nil {
+			return false, "", err
+		}
+		holder := ""
+		if lkv != nil {
+			holder = string(lkv.Value)
+		}
+		if u.Life != string(life.Alive) || a.Life == string(life.Dead) {
+			if holder != unit {
+				return false, holder, nil
+			}
+			return false, "", s.giveUpLeadership(ctx, unit, key, lkv)
+		}
+		switch {
+		case holder == unit && lkv.Lease != 0:
+			_, err := s.kv.KeepAliveOnce(ctx, clientv3.LeaseID(lkv.Lease))
+			if err == nil {
+				return true, unit, nil
+			}
+			if !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+				return false, "", fmt.Errorf("%s: extending lease: %w", what, err)
+			}
+			// The lease ran out just now: put the key on a new one, asserting nobody took it
+			// meanwhile (its revision unchanged: a lapsed lease deletes the key, which fails
+			// the assertion, and the next read sees who holds it now).
+		case holder == unit, holder == "":
+			// Unit's key without a lease (never written so) or nobody's: take it on a new one.
+		default:
+			return false, holder, nil
+		}
+		grant, err := s.kv.Grant(ctx, ttl)
+		if err != nil {
+			return false, "", fmt.Errorf("%s: granting lease: %w", what, err)
+		}
+		keyCmp := clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
+		if lkv != nil {
+			keyCmp = clientv3.Compare(clientv3.ModRevision(key), "=", lkv.ModRevision)
+		}
+		// The unit and application are asserted too: a claim racing their removal (or the
+		// unit going dying) is read again.
+		put, err := s.kv.Txn(ctx).If(
+			keyCmp,
+			clientv3.Compare(clientv3.ModRevision(unitKey(uuid, unit)), "=", ukv.ModRevision),
+			clientv3.Compare(clientv3.ModRevision(applicationKey(uuid, app)), "=", akv.ModRevision),
+		).Then(clientv3.OpPut(key, unit, clientv3.WithLease(grant.ID))).Commit()
+		if err == nil && put.Succeeded {
+			return true, unit, nil
+		}
+		// Not needed after all: let it go rather than wait for it to run out.
+		_, _ = s.kv.Revoke(ctx, grant.ID)
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return false, "", apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
+}
+
+// giveUpLeadership deletes unit's lease key. Revoking its lease deletes exactly the key attached
+// to it: a newer claim by another unit holds another lease and is untouched.
+func (s *State) giveUpLeadership(ctx context.Context, unit, key string, lkv *mvccpb.KeyValue) error {
+	var err error
+	if lkv.Lease != 0 {
+		_, err = s.kv.Revoke(ctx, clientv3.LeaseID(lkv.Lease))
+	} else {
+		_, err = s.kv.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", lkv.ModRevision)).
+			Then(clientv3.OpDelete(key)).Commit()
+	}
+	if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		return fmt.Errorf("unit %q giving up leadership: %w", unit, err)
+	}
+	return nil
+}
+
+// Leader returns the unit leading an application, "" when none does.
+func (s *State) Leader(ctx context.Context, uuid, app string) (string, error) {
+	resp, err := s.kv.Get(ctx, leaseKey(uuid, app))
+	if err != nil {
+		return "", fmt.Errorf("reading leader of %q: %w", app, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return "", nil
+	}
+	return string(resp.Kvs[0].Value), nil
+}
+
+// ApplicationLeadership returns an application's leader ("" when none) and the store revision
+// of its last leader settings change (0 when never set), read at one revision.
+func (s *State) ApplicationLeadership(ctx context.Context, uuid, app string) (string, int64, error) {
+	resp, err := s.kv.Txn(ctx).Then(
+		clientv3.OpGet(leaseKey(uuid, app)), clientv3.OpGet(leaderSettingsKey(uuid, app), clientv3.WithKeysOnly()),
+	).Commit()
+	if err != nil {
+		return "", 0, fmt.Errorf("reading leadership of %q: %w", app, err)
+	}
+	var leader string
+	var rev int64
+	if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) > 0 {
+		leader = string(kvs[0].Value)
+	}
+	if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
+		rev = kvs[0].ModRevision
+	}
+	return leader, rev, nil
+}
+
+// LeaderSettings returns an application's leader settings (leader-get) and the store revision
+// of their last change (0 when never set).
+func (s *State) LeaderSettings(ctx context.Context, uuid, app string) (map[string]string, int64, error) {
+	resp, err := s.kv.Txn(ctx).Then(
+		clientv3.OpGet(applicationKey(uuid, app), clientv3.WithKeysOnly()), clientv3.OpGet(leaderSettingsKey(uuid, app)),
+	).Commit()
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading leader settings of %q: %w", app, err)
+	}
+	if len(resp.Responses[0].GetResponseRange().GetKvs()) == 0 {
+		return nil, 0, apierr.Errorf(apierr.NotFound, "application %q not found", app)
+	}
+	kvs := resp.Responses[1].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return map[string]string{}, 0, nil
+	}
+	st := &storepb.Settings{}
+	if err := unmarshal(kvs[0], st); err != nil {
+		return nil, 0, err
+	}
+	if st.Values == nil {
+		st.Values = map[string]string{}
+	}
+	return st.Values, kvs[0].ModRevision, nil
+}
+
+// requireLeader reads (and so asserts for the commit) the lease key of unit's application:
+// the change commits only while unit still leads.
+func (r *reader) requireLeader(ctx context.Context, uuid, unit, what string) (string, error) {
+	app, err := names.UnitApplication(unit)
+	if err != nil {
+		return "", apierr.Errorf(apierr.NotValid, "%s: unit name %q not valid", what, unit)
+	}
+	leader, _, err := r.getRaw(ctx, leaseKey(uuid, app))
+	if err != nil {
+		return "", err
+	}
+	if leader != unit {
+		return "", apierr.Errorf(apierr.PermissionDenied, "%s: unit %q is not the leader", what, unit)
+	}
+	return app, nil
+}
+
+// SetLeaderSettings merges values into unit's application's leader settings (leader-set); an
+// empty value deletes its key. Only the leader may, asserted in the same transaction. Nothing
+// is written when nothing changes, so followers see no leader-settings-changed.
+func (s *State) SetLeaderSettings(ctx context.Context, uuid, unit string, values map[string]string) error {
+	app, _ := names.UnitApplication(unit)
+	what := fmt.Sprintf("cannot set leader settings of %q", app)
+	return s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+		if err := r.prefetch(ctx, leaseKey(uuid, app), leaderSettingsKey(uuid, app)); err != nil {
+			return nil, err
+		}
+		if _, err := r.requireLeader(ctx, uuid, unit, what); err != nil {
+			return nil, err
+		}
+		st := &storepb.Settings{}
+		if _, err := r.get(ctx, leaderSettingsKey(uuid, app), st); err != nil {
+			return nil, err
+		}
+		merged, changed := mergeSettings(st.Values, values)
+		if !changed {
+			return nil, nil
+		}
+		w := &writes{}
+		w.put(leaderSettingsKey(uuid, app), &storepb.Settings{Values: merged})
+		return w, nil
+	})
+}
+
+// SetApplicationStatus sets the charm-set status of unit's application (status-set
+// --application); only its leader may. The same status and message again writes nothing.
+func (s *State) SetApplicationStatus(ctx context.Context, uuid, unit, value, message string) error {
+	app, _ := names.UnitApplication(unit)
+	what := fmt.Sprintf("cannot set status of application %q", app)
+	if !status.IsCharmWorkload(status.Status(value)) {
+		return apierr.Errorf(apierr.NotValid, "%s: status %q not valid (maintenance, blocked, waiting or active)", what, value)
+	}
+	return s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+		if err := r.prefetch(ctx, leaseKey(uuid, app), applicationKey(uuid, app)); err != nil {
+			return nil, err
+		}
+		if _, err := r.requireLeader(ctx, uuid, unit, what); err != nil {
+			return nil, err
+		}
+		a, err := r.application(ctx, uuid, app)
+		if err != nil {
+			return nil, err
+		}
+		if a.Status.GetStatus() == value && a.Status.GetMessage() == message {
+			return nil, nil
+		}
+		a.Status = s.status(value, message)
+		w := &writes{}
+		w.put(applicationKey(uuid, app), a)
+		return w, nil
+	})
+}
