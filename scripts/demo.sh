@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make demo: bootstrap a local controller in a private JUJU_DATA, deploy the sample charms,
-# wait until every unit is idle, and print status. The controller keeps running afterwards.
+# make demo: bootstrap a local controller in a private JUJU_DATA, deploy the sample charms
+# (their hooks run: mysql hands wordpress its credentials, haproxy balances wordpress, logging
+# follows each wordpress unit), wait until every unit is active, and print status. The
+# controller keeps running afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export JUJU_DATA="${JUJU_DATA:-$PWD/tmp/demo}"
@@ -25,9 +27,9 @@ juju integrate logging wordpress
 juju integrate haproxy:reverseproxy wordpress
 { set +x; } 2>/dev/null
 
-echo "Waiting for units to be idle..." >&2
-for _ in $(seq 1 300); do
-  if ! juju status --format json | grep -qE '"current":"(allocating|pending|executing)"'; then
+echo "Waiting for every unit to be active..." >&2
+for _ in $(seq 1 600); do
+  if ! juju status --format json | grep -qE '"current":"(allocating|pending|executing|maintenance|waiting|blocked|unknown)"'; then
     break
   fi
   sleep 0.1
@@ -39,5 +41,8 @@ The controller is still running. Try:
   JUJU_DATA=$JUJU_DATA bin/juju status --format yaml
   JUJU_DATA=$JUJU_DATA bin/juju remove-application wordpress --dry-run
   JUJU_DATA=$JUJU_DATA bin/juju show-unit mysql/0
+  JUJU_DATA=$JUJU_DATA bin/juju debug-log --replay --include wordpress/0
+  JUJU_DATA=$JUJU_DATA bin/juju config mysql fail-hook=stop   # then remove-unit mysql/0: it stays in error
+  JUJU_DATA=$JUJU_DATA bin/juju resolved mysql/0 --no-retry
   JUJU_DATA=$JUJU_DATA bin/juju kill-controller local --no-prompt
 MSG

@@ -17,6 +17,7 @@ import (
 // API; each agent still authenticates every call as itself, so moving agents into their own
 // processes later changes no agent code.
 type Runner struct {
+	cfg    RunnerConfig
 	ctx    context.Context
 	conn   *grpc.ClientConn
 	log    *slog.Logger
@@ -25,9 +26,21 @@ type Runner struct {
 	wg     sync.WaitGroup
 }
 
+// RunnerConfig is what unit agents need to run hooks.
+type RunnerConfig struct {
+	// ToolsBinary is the jujud binary the hook tools link to (they run as jujud under their
+	// own names); empty means hooks run without tools.
+	ToolsBinary string
+	// HookTimeout is how long a hook may run (DefaultHookTimeout when zero).
+	HookTimeout time.Duration
+}
+
 // NewRunner returns a runner whose agents stop when ctx ends.
-func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger) *Runner {
-	return &Runner{ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}}
+func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger, cfg RunnerConfig) *Runner {
+	if cfg.HookTimeout <= 0 {
+		cfg.HookTimeout = DefaultHookTimeout
+	}
+	return &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}}
 }
 
 // StartMachineAgent starts the machine agent configured in dir, unless it runs already.

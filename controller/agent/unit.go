@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/life"
 	"github.com/jujuclone/juju/core/names"
@@ -20,34 +25,79 @@ import (
 // is this host.
 const unitAddress = "127.0.0.1"
 
-// unitAgent runs one unit (L-S unit agent): it installs the charm, enters the scopes of alive
-// relations and leaves dying ones, deploys and removes its subordinates, follows its
-// application (or, for a subordinate, its principal relation) to dying, and when dying clears
-// everything that holds the unit and sets it dead.
+// Watch kinds a unit agent uses beyond the entity kinds (the API server's watch targets).
+const (
+	watchScope      = "scope"
+	watchSettings   = "settings"
+	watchLeadership = "leadership"
+)
+
+// leaseSeconds is how long a leadership claim holds; the leader extends it every third of that.
+const leaseSeconds = 30
+
+// unitAgent runs one unit (L-S unit agent): it runs the charm's hooks one at a time (install,
+// leader-elected, config-changed, start; relation hooks as scopes change; the departing
+// sequence, stop and remove when dying), enters and leaves relation scopes, deploys and removes
+// its subordinates, follows its application (or, for a subordinate, its principal relation) to
+// dying, and when dying clears everything that holds the unit and sets it dead.
 type unitAgent struct {
-	dir  string
-	conf Conf
-	c    *client.Client
-	subs *deployer
+	dir         string
+	conf        Conf
+	c           *client.Client
+	subs        *deployer
+	hookTimeout time.Duration
+	toolsBinary string
+
+	log       *unitLog
+	stopLog   func()
+	toolsAddr string
+	tools     *hooktool.Server
+
+	// mu guards what running hooks' tool calls read and write while the agent waits for the
+	// hook: st, workload.
+	mu        sync.Mutex
+	st        *uniterState
+	workload  *pb.StatusInfo
+	principal string
+	leader    bool
+	// executing: the agent status says a hook runs; idle is due when the pass ends.
+	executing bool
+	// dirty: st changed (by hooks the charm does not have) since it was last written.
+	dirty bool
+	hooks map[string]bool
 
 	// The subordinates' watch, re-armed when the set of subordinates changes.
 	subNames   []string
 	subCancel  context.CancelFunc
 	subChanged <-chan struct{}
 	subDone    <-chan error
+
+	// The joined relations' scope and settings watch, re-armed when that set changes.
+	relIDs     []int64
+	relCancel  context.CancelFunc
+	relChanged <-chan struct{}
+	relDone    <-chan error
 }
 
 func newUnitAgent(r *Runner, dir string, conf Conf, c *client.Client) *unitAgent {
-	return &unitAgent{dir: dir, conf: conf, c: c,
+	return &unitAgent{dir: dir, conf: conf, c: c, hookTimeout: r.cfg.HookTimeout, toolsBinary: r.cfg.ToolsBinary,
 		subs: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "subordinates")}}
 }
 
+func (a *unitAgent) charmDir() string { return filepath.Join(a.dir, "charm") }
+func (a *unitAgent) toolsDir() string { return filepath.Join(a.dir, "tools") }
+
 func (a *unitAgent) run(ctx context.Context) error {
+	if err := a.setup(ctx); err != nil {
+		return err
+	}
+	defer a.teardown()
 	app, _ := names.UnitApplication(a.conf.ID)
 	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
 		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID},
-		&pb.WatchTarget{Kind: state.KindApplication, Id: app, LifeOnly: true},
-		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true})
+		&pb.WatchTarget{Kind: state.KindApplication, Id: app},
+		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
+		&pb.WatchTarget{Kind: watchLeadership, Id: app})
 	if err != nil {
 		if gone(err) {
 			return nil
@@ -55,6 +105,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 		return fmt.Errorf("unit %s: watching: %w", a.conf.ID, err)
 	}
 	defer a.stopSubWatch()
+	defer a.stopRelWatch()
+	lease := time.NewTicker(leaseSeconds * time.Second / 3)
+	defer lease.Stop()
 	for {
 		err := a.handle(ctx)
 		if errors.Is(err, errStop) {
@@ -63,104 +116,466 @@ func (a *unitAgent) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if rearmed, err := a.watchRelations(ctx); err != nil {
+			return err
+		} else if rearmed {
+			continue // changes between the last read and the new watch: read again
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case err := <-done:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("unit %s: watch ended: %w", a.conf.ID, err)
+			return a.watchEnded(ctx, "", err)
 		case err := <-a.subDone:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("unit %s: subordinates' watch ended: %w", a.conf.ID, err)
+			return a.watchEnded(ctx, "subordinates' ", err)
+		case err := <-a.relDone:
+			return a.watchEnded(ctx, "relations' ", err)
 		case <-changed:
 		case <-a.subChanged:
+		case <-a.relChanged:
+		case <-lease.C:
+			if !a.leader {
+				continue
+			}
 		}
 	}
 }
 
-func (a *unitAgent) handle(ctx context.Context) error {
-	u, err := a.c.GetUnit(ctx, a.conf.Model, a.conf.ID)
-	if gone(err) {
-		return errStop
+func (a *unitAgent) watchEnded(ctx context.Context, which string, err error) error {
+	if ctx.Err() != nil {
+		return nil
 	}
+	return fmt.Errorf("unit %s: %swatch ended: %w", a.conf.ID, which, err)
+}
+
+// setup opens the unit's log, reads its local record and starts the hook tools' server.
+func (a *unitAgent) setup(ctx context.Context) error {
+	st, err := readUniterState(a.dir)
 	if err != nil {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
-	if u.Life == string(life.Dead) {
-		return errStop // L-U3: its deployer recalls and removes it
+	a.st = st
+	if err := a.readHooks(); err != nil {
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
-	if u.AgentStatus.GetStatus() == string(status.Allocating) {
-		if err := a.install(ctx); err != nil {
+	if a.log, err = openUnitLog(a.dir, a.conf.Tag, a.conf.Model, a.c); err != nil {
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
+	}
+	logCtx, stopLog := context.WithCancel(context.WithoutCancel(ctx))
+	shipped := make(chan struct{})
+	go func() { a.log.ship(logCtx); close(shipped) }()
+	a.stopLog = func() { stopLog(); <-shipped }
+	if a.toolsBinary != "" {
+		if err := hooktool.InstallTools(a.toolsDir(), a.toolsBinary); err != nil {
+			a.teardown()
+			return fmt.Errorf("unit %s: installing hook tools: %w", a.conf.ID, err)
+		}
+	}
+	a.toolsAddr = hooktool.SocketAddr(a.conf.ID)
+	if a.tools, err = hooktool.NewServer(a.toolsAddr); err != nil {
+		a.teardown()
+		return fmt.Errorf("unit %s: serving hook tools: %w", a.conf.ID, err)
+	}
+	go a.tools.Serve(ctx)
+	return nil
+}
+
+func (a *unitAgent) teardown() {
+	if a.tools != nil {
+		a.tools.Close()
+		a.tools = nil
+	}
+	if a.stopLog != nil {
+		a.stopLog()
+		a.stopLog = nil
+	}
+	if a.log != nil {
+		a.log.close()
+	}
+}
+
+// handle reads the unit's world once and does everything now due: hooks in order, one at a
+// time, scope changes, subordinates, and finally death when the unit is dying and nothing
+// holds it. A failed hook suspends all of it until `juju resolved` (L-U2).
+func (a *unitAgent) handle(ctx context.Context) error {
+	snap, err := a.read(ctx)
+	if err != nil {
+		return err
+	}
+	if snap.unit.Principal != "" && snap.alive() && !principalRelationAlive(snap.unit, snap.rels) {
+		// L-U5, L-R5: the last alive container relation to the principal is gone.
+		if err := a.setDying(ctx); err != nil {
+			return err
+		}
+		snap.unit.Life = string(life.Dying)
+	}
+	if a.st.Failed != nil {
+		if done, err := a.resolve(ctx, snap); err != nil || !done {
 			return err
 		}
 	}
-	if err := a.followToDying(ctx, u); err != nil {
+	for {
+		a.mu.Lock()
+		next := nextStep(a.st, snap)
+		a.mu.Unlock()
+		if next == nil {
+			break
+		}
+		if err := a.runStep(ctx, next, snap); errors.Is(err, errHookFailed) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if next.hook == nil {
+			// Scopes changed: read again, to see the new counterparts (or none).
+			if snap, err = a.read(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if a.dirty {
+		if err := a.record(func(*uniterState) {}); err != nil {
+			return err
+		}
+	}
+	if err := a.idle(ctx); err != nil {
 		return err
 	}
-	rels, err := a.c.UnitRelations(ctx, a.conf.Model, a.conf.ID)
+	if err := a.tendSubordinates(ctx, snap.unit); err != nil {
+		return err
+	}
+	if snap.alive() || !(a.st.Removed || !a.st.Installed) || len(a.st.Relations) > 0 {
+		return nil
+	}
+	// L-U2, L-U4: dead once out of every scope and rid of every subordinate.
+	l, err := a.c.EnsureUnitDead(ctx, a.conf.Model, a.conf.ID)
 	if err != nil {
-		return fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
-	if u.Principal != "" && u.Life == string(life.Alive) && !principalRelationAlive(u, rels) {
-		// L-U5, L-R5: the last alive container relation to the principal is gone.
-		return a.setDying(ctx)
-	}
-	inScope := 0
-	for _, r := range rels {
-		switch {
-		case r.InScope && (r.Life != string(life.Alive) || u.Life != string(life.Alive)):
-			// L-R3: departing (hooks come with the hook runner); the last one out removes
-			// the relation (L-R4).
-			if err := a.c.LeaveScope(ctx, a.conf.Model, a.conf.ID, r.Id); err != nil {
-				return fmt.Errorf("unit %s: leaving relation %d: %w", a.conf.ID, r.Id, err)
-			}
-		case r.InScope:
-			inScope++
-		case r.ShouldJoin:
-			// L-R2: settings first, then scope, in one transaction.
-			_, err := a.c.EnterScope(ctx, &pb.ScopeRequest{
-				Model: a.conf.Model, Unit: a.conf.ID, RelationId: r.Id,
-				Settings: map[string]string{"private-address": unitAddress},
-			})
-			if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
-				continue // the relation or the unit moved on; the watch brings us back
-			}
-			if err != nil {
-				return fmt.Errorf("unit %s: entering relation %d: %w", a.conf.ID, r.Id, err)
-			}
-			inScope++
-		}
-	}
-	if err := a.tendSubordinates(ctx, u); err != nil {
-		return err
-	}
-	if u.Life == string(life.Dying) && inScope == 0 {
-		// L-U2, L-U4: dead once out of every scope and rid of every subordinate.
-		l, err := a.c.EnsureUnitDead(ctx, a.conf.Model, a.conf.ID)
-		if err != nil {
-			return fmt.Errorf("unit %s: %w", a.conf.ID, err)
-		}
-		if l == string(life.Dead) {
-			return errStop
-		}
+	if l == string(life.Dead) {
+		a.log.write("INFO", "juju.worker.uniter", "unit is dead")
+		return errStop
 	}
 	return nil
 }
 
-// followToDying: L-U6, a unit follows its dying application.
-func (a *unitAgent) followToDying(ctx context.Context, u *pb.AgentUnit) error {
-	if u.Life != string(life.Alive) {
-		return nil
+// read takes the unit's snapshot: the unit, its application, its relations, and whether it
+// leads (claiming the lease when nobody holds it, extending it when it does).
+func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
+	u, err := a.c.GetUnit(ctx, a.conf.Model, a.conf.ID)
+	if gone(err) {
+		return nil, errStop
 	}
+	if err != nil {
+		return nil, fmt.Errorf("unit %s: %w", a.conf.ID, err)
+	}
+	if u.Life == string(life.Dead) {
+		return nil, errStop // L-U3: its deployer recalls and removes it
+	}
+	a.principal = u.Principal
 	app, err := a.c.GetApplication(ctx, a.conf.Model, u.Application)
 	if err != nil && !errors.Is(err, apierr.NotFound) {
-		return fmt.Errorf("unit %s: reading application: %w", a.conf.ID, err)
+		return nil, fmt.Errorf("unit %s: reading application: %w", a.conf.ID, err)
 	}
-	if err == nil && app.Life == string(life.Alive) {
+	if err := a.followToDying(ctx, u, app); err != nil {
+		return nil, err
+	}
+	rels, err := a.c.UnitRelations(ctx, a.conf.Model, a.conf.ID)
+	if err != nil {
+		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
+	}
+	if u.Life == string(life.Alive) && app != nil && (app.Leader == "" || app.Leader == a.conf.ID) {
+		resp, err := a.c.ClaimLeadership(ctx, a.conf.Model, a.conf.ID, leaseSeconds)
+		if err != nil && !errors.Is(err, apierr.NotAlive) {
+			return nil, fmt.Errorf("unit %s: claiming leadership: %w", a.conf.ID, err)
+		}
+		held := err == nil && resp.Held
+		if held && !a.leader {
+			a.log.write("INFO", "juju.worker.uniter", "this unit is now the leader of "+u.Application)
+		}
+		a.leader = held
+	} else if app == nil || app.Leader != a.conf.ID {
+		a.leader = false
+	}
+	if !a.leader && a.st.LeaderElected {
+		a.mu.Lock()
+		a.st.LeaderElected = false // a later term runs leader-elected again
+		a.mu.Unlock()
+	}
+	if a.workload == nil {
+		a.workload = u.WorkloadStatus
+	}
+	if app == nil {
+		app = &pb.AgentApplication{Name: u.Application, Life: string(life.Dead)}
+	}
+	return &snapshot{unit: u, app: app, rels: rels, leader: a.leader, hooks: a.hooks}, nil
+}
+
+// errHookFailed: a hook failed; the unit waits in error for `juju resolved`.
+var errHookFailed = errors.New("hook failed")
+
+// runStep runs one hook or scope change and records it.
+func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error {
+	switch {
+	case s.hook != nil:
+		return a.runHook(ctx, s.hook, snap)
+	case s.enter != nil:
+		// L-R2: settings first, then scope, in one transaction.
+		_, err := a.c.EnterScope(ctx, &pb.ScopeRequest{
+			Model: a.conf.Model, Unit: a.conf.ID, RelationId: s.enter.Id,
+			Settings: map[string]string{"private-address": unitAddress},
+		})
+		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
+			s.enter.ShouldJoin = false // the relation or the unit moved on; the watch brings us back
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("unit %s: entering relation %d: %w", a.conf.ID, s.enter.Id, err)
+		}
+		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("joined relation %d (%s)", s.enter.Id, s.enter.Key))
+		return a.record(func(st *uniterState) { st.Relations[s.enter.Id] = newRelationState(s.enter) })
+	case s.leave:
+		// The last one out removes the relation (L-R4).
+		if err := a.c.LeaveScope(ctx, a.conf.Model, a.conf.ID, s.id); err != nil && !errors.Is(err, apierr.NotFound) {
+			return fmt.Errorf("unit %s: leaving relation %d: %w", a.conf.ID, s.id, err)
+		}
+		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("left relation %d", s.id))
+		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
+	case s.forget:
+		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
+	}
+	return nil
+}
+
+// record changes the local record and writes it.
+func (a *unitAgent) record(change func(*uniterState)) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	change(a.st)
+	if err := a.st.write(a.dir); err != nil {
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
+	}
+	a.dirty = false
+	return nil
+}
+
+// runHook runs one hook with its statuses around it; a failure puts the unit in error.
+func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) error {
+	if err := a.beforeHook(ctx, h); err != nil {
+		return err
+	}
+	id := newContextID(a.conf.ID)
+	a.tools.Register(id, &hookContext{a: a, hook: h, snap: snap})
+	err := a.execHook(ctx, h, a.hookEnv(h, id))
+	a.tools.Unregister(id)
+	var failed *hookError
+	switch {
+	case errors.As(err, &failed):
+		return a.fail(ctx, h, failed)
+	case err != nil && !errors.Is(err, errHookMissing):
+		return err
+	}
+	if errors.Is(err, errHookMissing) {
+		// Nothing ran, so nothing is lost if this is forgotten: written with the next hook
+		// that runs, or at the end of the pass.
+		a.mu.Lock()
+		a.st.commit(h)
+		a.dirty = true
+		a.mu.Unlock()
+	} else if err := a.record(func(st *uniterState) { st.commit(h) }); err != nil {
+		return err
+	}
+	return a.afterHook(ctx, h)
+}
+
+// beforeHook sets the statuses a hook runs under: the agent executing it (only when the charm
+// has the hook), and the workload steps Juju shows for install, stop and remove.
+func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
+	req := &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID}
+	switch h.Kind {
+	case hookInstall:
+		req.WorkloadStatus, req.PublicAddress = installingStatus, unitAddress
+	case hookStop:
+		req.WorkloadStatus = stoppingStatus
+	case hookRemove:
+		req.WorkloadStatus = cleaningStatus
+	}
+	if a.hooks[h.Name()] || req.WorkloadStatus != nil {
+		req.AgentStatus = &pb.StatusInfo{Status: string(status.Executing), Message: "running " + h.Name() + " hook"}
+		a.executing = true
+	}
+	if req.AgentStatus == nil {
+		return nil
+	}
+	if err := a.c.SetUnitStatus(ctx, req); err != nil {
+		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	if req.WorkloadStatus != nil {
+		a.setWorkload(req.WorkloadStatus)
+	}
+	return nil
+}
+
+// afterHook: start leaves the workload "unknown" unless the charm said otherwise; remove ends
+// in "terminated" (juju-cli.md §4).
+func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
+	var w *pb.StatusInfo
+	switch {
+	case h.Kind == hookStart && !a.st.CharmStatus:
+		w = &pb.StatusInfo{Status: string(status.Unknown)}
+	case h.Kind == hookRemove:
+		w = &pb.StatusInfo{Status: string(status.Terminated)}
+	default:
+		return nil
+	}
+	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: w}); err != nil {
+		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	a.setWorkload(w)
+	return nil
+}
+
+// readHooks lists the charm's hooks once: a deployed charm does not change.
+func (a *unitAgent) readHooks() error {
+	entries, err := os.ReadDir(filepath.Join(a.charmDir(), "hooks"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("reading the charm's hooks: %w", err)
+	}
+	a.hooks = map[string]bool{}
+	for _, e := range entries {
+		a.hooks[e.Name()] = true
+	}
+	return nil
+}
+
+func (a *unitAgent) setWorkload(w *pb.StatusInfo) {
+	a.mu.Lock()
+	a.workload = w
+	a.mu.Unlock()
+}
+
+// idle ends a pass that ran hooks.
+func (a *unitAgent) idle(ctx context.Context) error {
+	if !a.executing {
+		return nil
+	}
+	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
+		AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
+		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	a.executing = false
+	return nil
+}
+
+// fail records a failed hook: workload error with Juju's message, agent idle, everything
+// suspended until resolved (L-U2).
+func (a *unitAgent) fail(ctx context.Context, h *hookSpec, failure *hookError) error {
+	a.log.write("ERROR", "juju.worker.uniter", failure.Error())
+	a.mu.Lock()
+	before := a.workload
+	a.mu.Unlock()
+	if err := a.record(func(st *uniterState) {
+		st.Failed = h
+		st.BeforeStatus, st.BeforeMessage = before.GetStatus(), before.GetMessage()
+	}); err != nil {
+		return err
+	}
+	w := &pb.StatusInfo{Status: string(status.Error), Message: h.failure()}
+	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
+		WorkloadStatus: w, AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
+		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	a.executing = false
+	a.setWorkload(w)
+	return errHookFailed
+}
+
+// resolve acts on `juju resolved`: retry re-runs the failed hook, no-retry records it as run.
+// done reports whether the unit may go on.
+func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
+	mode := snap.unit.GetResolved()
+	if mode == "" {
+		return false, nil
+	}
+	h := a.st.Failed
+	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("resolved (%s): %q hook", mode, h.Name()))
+	before := &pb.StatusInfo{Status: a.st.BeforeStatus, Message: a.st.BeforeMessage}
+	if before.Status == "" {
+		before.Status = string(status.Unknown)
+	}
+	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: before}); err != nil {
+		return false, fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	a.setWorkload(before)
+	if err := a.record(func(st *uniterState) {
+		st.Failed, st.BeforeStatus, st.BeforeMessage = nil, "", ""
+		if mode != "retry" {
+			st.commit(h)
+		}
+	}); err != nil {
+		return false, err
+	}
+	if err := a.c.ClearResolved(ctx, a.conf.Model, a.conf.ID); err != nil {
+		return false, fmt.Errorf("unit %s: clearing resolved: %w", a.conf.ID, err)
+	}
+	if mode != "retry" {
+		return true, a.afterHook(ctx, h)
+	}
+	if err := a.runHook(ctx, h, snap); errors.Is(err, errHookFailed) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// watchRelations keeps a watch on the scopes and settings of the relations the unit has
+// joined and has hooks for, re-armed when that set changes; rearmed tells the caller to read
+// again.
+func (a *unitAgent) watchRelations(ctx context.Context) (bool, error) {
+	a.mu.Lock()
+	var ids []int64
+	for _, id := range relationIDs(a.st) {
+		if !passive(a.hooks, a.st.Relations[id].Endpoint) {
+			ids = append(ids, id)
+		}
+	}
+	a.mu.Unlock()
+	if slices.Equal(ids, a.relIDs) {
+		return false, nil
+	}
+	a.stopRelWatch()
+	if len(ids) > 0 {
+		targets := make([]*pb.WatchTarget, 0, 2*len(ids))
+		for _, id := range ids {
+			rid := strconv.FormatInt(id, 10)
+			targets = append(targets, &pb.WatchTarget{Kind: watchScope, Id: rid}, &pb.WatchTarget{Kind: watchSettings, Id: rid})
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		changed, done, err := watchSignals(wctx, a.c, a.conf.Model, targets...)
+		if err != nil {
+			cancel()
+			if gone(err) {
+				return false, errStop
+			}
+			return false, fmt.Errorf("unit %s: watching relations: %w", a.conf.ID, err)
+		}
+		a.relCancel, a.relChanged, a.relDone = cancel, changed, done
+	}
+	a.relIDs = ids
+	return true, nil
+}
+
+func (a *unitAgent) stopRelWatch() {
+	if a.relCancel != nil {
+		a.relCancel()
+	}
+	a.relCancel, a.relChanged, a.relDone, a.relIDs = nil, nil, nil, nil
+}
+
+// followToDying: L-U6, a unit follows its dying (or gone) application.
+func (a *unitAgent) followToDying(ctx context.Context, u *pb.AgentUnit, app *pb.AgentApplication) error {
+	if u.Life != string(life.Alive) || (app != nil && app.Life == string(life.Alive)) {
 		return nil
 	}
 	if err := a.setDying(ctx); err != nil {
@@ -231,29 +646,6 @@ func (a *unitAgent) stopSubWatch() {
 		a.subCancel()
 	}
 	a.subCancel, a.subChanged, a.subDone, a.subNames = nil, nil, nil, nil
-}
-
-// install takes a freshly deployed unit to idle. The charm has no hooks to run yet, so the
-// workload stays "unknown" until the charm says otherwise, as in Juju.
-func (a *unitAgent) install(ctx context.Context) error {
-	steps := []*pb.SetUnitStatusRequest{
-		{
-			AgentStatus:    &pb.StatusInfo{Status: string(status.Executing), Message: "running install hook"},
-			WorkloadStatus: &pb.StatusInfo{Status: string(status.Maintenance), Message: "installing charm software"},
-			PublicAddress:  unitAddress,
-		},
-		{
-			AgentStatus:    &pb.StatusInfo{Status: string(status.Idle)},
-			WorkloadStatus: &pb.StatusInfo{Status: string(status.Unknown)},
-		},
-	}
-	for _, st := range steps {
-		st.Model, st.Id = a.conf.Model, a.conf.ID
-		if err := a.c.SetUnitStatus(ctx, st); err != nil {
-			return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
-		}
-	}
-	return nil
 }
 
 // gone: the entity was removed, or its credential with it.

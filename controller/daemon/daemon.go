@@ -19,6 +19,7 @@ import (
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/apiserver"
 	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/controller/logsink"
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/controller/store"
@@ -40,6 +41,11 @@ type Config struct {
 	Log     *slog.Logger
 	// Ready, when set, is called once the API serves.
 	Ready func(info bootstrap.Info)
+	// AgentBinary is the jujud binary hook tools link to (default: this executable, which
+	// must then act as the tools when run under their names: hooktool.RunIfTool).
+	AgentBinary string
+	// HookTimeout is how long a charm hook may run before it is killed (default 5 minutes).
+	HookTimeout time.Duration
 }
 
 // Run serves until ctx ends, then shuts down cleanly.
@@ -81,12 +87,19 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
+	// The model logs (juju debug-log) live beside the store, in logs/ (0700, files 0600).
+	logs, err := logsink.New(filepath.Join(cfg.DataDir, "logs"), logsink.Options{})
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+
 	lis, err := net.Listen("tcp", cfg.APIAddr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.APIAddr, err)
 	}
 	srv := apiserver.New(apiserver.Config{
-		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx,
+		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx, LogSink: logs,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 	})
 	serveErr := make(chan error, 1)
@@ -99,6 +112,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
+	if cfg.AgentBinary == "" {
+		if cfg.AgentBinary, err = os.Executable(); err != nil {
+			srv.Stop()
+			return fmt.Errorf("finding the agent binary for hook tools: %w", err)
+		}
+	}
 	workCtx, stopWork := context.WithCancel(ctx)
 	conn, err := client.NewConn(client.Config{Endpoint: info.APIAddr, CACert: caPEM})
 	if err != nil {
@@ -106,7 +125,7 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	runner := agent.NewRunner(workCtx, conn, cfg.Log)
+	runner := agent.NewRunner(workCtx, conn, cfg.Log, agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout})
 	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, runner)
 	if err != nil {
 		stopWork()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -42,16 +43,22 @@ func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, 
 // that waits for a clean shutdown.
 func runController(t *testing.T, dir string, etcdEndpoints []string) (*client.Client, bootstrap.Info, func()) {
 	t.Helper()
+	return runControllerWith(t, dir, func(cfg *daemon.Config) { cfg.EtcdEndpoints = etcdEndpoints })
+}
+
+// runControllerWith is runController with a changed configuration.
+func runControllerWith(t *testing.T, dir string, change func(*daemon.Config)) (*client.Client, bootstrap.Info, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan bootstrap.Info, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{
-			DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true, EtcdEndpoints: etcdEndpoints,
-			Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Ready: func(info bootstrap.Info) { ready <- info },
-		})
-	}()
+	cfg := daemon.Config{
+		DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true,
+		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Ready: func(info bootstrap.Info) { ready <- info },
+	}
+	change(&cfg)
+	go func() { done <- daemon.Run(ctx, cfg) }()
 	var info bootstrap.Info
 	select {
 	case info = <-ready:
@@ -84,24 +91,38 @@ func runController(t *testing.T, dir string, etcdEndpoints []string) (*client.Cl
 	return c, info, stop
 }
 
+// zipCharm archives a charm directory with its hooks, keeping file modes, as the CLI does.
 func zipCharm(t *testing.T, dir string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	entries, err := os.ReadDir(dir)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		hdr, err := zip.FileInfoHeader(info)
+		if err != nil {
+			return err
+		}
+		hdr.Name = filepath.ToSlash(rel)
+		w, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := zw.Create(e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(data)
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
@@ -177,8 +198,18 @@ func TestDeployReachesIdle(t *testing.T) {
 			t.Errorf("agent conf of %s: %v %v", m.Id, fi, err)
 		}
 	}
+	// wordpress's hooks ran: without a database it says so; one unit leads.
 	app := fs.Applications[0]
-	if app.Units[0].WorkloadStatus.Status != "unknown" || !app.Units[0].Leader || app.CharmRev != 0 {
+	leaders := 0
+	for _, u := range app.Units {
+		if u.WorkloadStatus.Status != "blocked" || u.WorkloadStatus.Message != "waiting for database" {
+			t.Errorf("unit %s workload: %v", u.Name, u.WorkloadStatus)
+		}
+		if u.Leader {
+			leaders++
+		}
+	}
+	if leaders != 1 || app.CharmRev != 0 {
 		t.Errorf("application status: %v", app)
 	}
 	if len(app.Relations) != 1 || app.Relations[0].Endpoint != "cluster" {
@@ -197,10 +228,11 @@ func TestUnsatisfiableConstraintsShowInStatus_LM5(t *testing.T) {
 		t.Fatalf("add machine: %v %v", res, err)
 	}
 	fs := waitFor(t, c, "default", "provisioning error", func(fs *pb.FullStatusResponse) bool {
-		return len(fs.Machines) == 1 && fs.Machines[0].GetAgentStatus().GetStatus() == "error"
+		return len(fs.Machines) == 1 && fs.Machines[0].GetInstanceStatus().GetStatus() == "provisioning error"
 	})
 	m := fs.Machines[0]
-	if m.InstanceId != "" || !strings.Contains(m.AgentStatus.Message, "cannot satisfy constraints: mem=102400000M (host has") {
+	if m.InstanceId != "" || m.AgentStatus.GetStatus() != "pending" ||
+		!strings.Contains(m.InstanceStatus.Message, "cannot satisfy constraints: mem=102400000M (host has") {
 		t.Fatalf("machine = %v", m)
 	}
 }

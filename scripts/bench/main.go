@@ -43,7 +43,7 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn or removal")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal or charms")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
@@ -54,8 +54,8 @@ func run() error {
 
 	switch *only {
 	case "":
-	case "txn", "removal":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval}[*only]
+	case "txn", "removal", "charms":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -71,7 +71,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn or removal", *only)
+		return fmt.Errorf("-only %q: want txn, removal or charms", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -105,7 +105,7 @@ func run() error {
 			return err
 		}
 		start := time.Now()
-		if _, err := juju("deploy", "./testdata/charms/wordpress", "-n", "100", "-m", model); err != nil {
+		if _, err := juju("deploy", mustHookless("wordpress"), "-n", "100", "-m", model); err != nil {
 			return err
 		}
 		if err := waitIdle(model, 100, 120*time.Second); err != nil {
@@ -114,12 +114,16 @@ func run() error {
 		deploys = append(deploys, time.Since(start))
 	}
 	d := mid(deploys)
-	rows = append(rows, row{what: "deploy -n 100 until all units idle (3 runs)", budget: "≤ 3 s", median: d})
+	rows = append(rows, row{what: "deploy -n 100 until all units idle, charm without hooks (3 runs)", budget: "≤ 3 s", median: d})
+
+	if err := measureCharms(); err != nil {
+		return err
+	}
 
 	if _, err := juju("add-model", "big"); err != nil {
 		return err
 	}
-	if _, err := juju("deploy", "./testdata/charms/wordpress", "-n", "1000", "-m", "big"); err != nil {
+	if _, err := juju("deploy", mustHookless("wordpress"), "-n", "1000", "-m", "big"); err != nil {
 		return err
 	}
 	if err := waitIdle("big", 1000, 600*time.Second); err != nil {

@@ -89,8 +89,8 @@ func measureRemoval() error {
 		}
 		rows = append(rows, pr)
 	}
-	notes = append(notes, fmt.Sprintf("Removal: each run bootstraps a fresh controller, deploys ./testdata/charms/wordpress -n 1000 and ./testdata/charms/mysql "+
-		"in a fresh model, integrates them and waits until all 1,001 units are idle and in the relation's scope (juju show-unit mysql/0: "+
+	notes = append(notes, fmt.Sprintf("Removal: each run bootstraps a fresh controller, deploys copies of ./testdata/charms/wordpress (-n 1000) and ./testdata/charms/mysql "+
+		"without their hooks (the figure is the controller's and agents' lifecycle work, not charm code) in a fresh model, integrates them and waits until all 1,001 units are idle and in the relation's scope (juju show-unit mysql/0: "+
 		"its own and 1,000 related units in-scope); then it times `juju remove-application wordpress --no-prompt` until `juju status --format json` "+
 		"shows no wordpress application and no relation to it (polled back to back). The ratio is against that model's `juju status --format json`, "+
 		"measured just before the removal. A run gives up after %.0f s, or when status has not changed for %.0f s; a phase not reached in a run "+
@@ -128,8 +128,8 @@ func removalOnce(run int) (removalRun, error) {
 	}
 	start := time.Now()
 	for _, args := range [][]string{
-		{"deploy", "./testdata/charms/wordpress", "-n", strconv.Itoa(removalUnits)},
-		{"deploy", "./testdata/charms/mysql"},
+		{"deploy", mustHookless("wordpress"), "-n", strconv.Itoa(removalUnits)},
+		{"deploy", mustHookless("mysql"), "mysql"},
 		{"integrate", "wordpress", "mysql"},
 	} {
 		if _, err := juju(append(args, "-m", removalModel)...); err != nil {

@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// DefaultHookTimeout is how long a hook may run before it is killed and reported as failed.
+const DefaultHookTimeout = 5 * time.Minute
+
+// errHookMissing: the charm has no such hook; Juju treats that as the hook having run.
+var errHookMissing = errors.New("no such hook")
+
+// hookError is a hook that ran and failed (non-zero exit, killed at its time limit).
+type hookError struct {
+	hook   string
+	reason string
+}
+
+func (e *hookError) Error() string { return fmt.Sprintf("hook %q %s", e.hook, e.reason) }
+
+// execHook runs hooks/<name> from the charm directory as a process in its own process group,
+// with env, its output to the unit log, killed with its children at the time limit.
+func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) error {
+	name := h.Name()
+	path := filepath.Join(a.charmDir(), "hooks", name)
+	info, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return errHookMissing
+	}
+	if err != nil {
+		return &hookError{hook: name, reason: fmt.Sprintf("cannot be read: %v", err)}
+	}
+	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+		return &hookError{hook: name, reason: "is not executable"}
+	}
+	module := "unit." + a.conf.ID + "." + name
+	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("running %q hook", name))
+	hctx, cancel := context.WithTimeout(ctx, a.hookTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(hctx, path)
+	cmd.Dir = a.charmDir()
+	cmd.Env = env
+	// Its own process group, so that the time limit kills what the hook started too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A daemon the hook leaves behind may keep its output open: stop reading soon after the
+	// hook itself exits.
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &lineLogger{log: a.log, level: "DEBUG", module: module}
+	stderr := &lineLogger{log: a.log, level: "WARNING", module: module}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err = cmd.Run()
+	stdout.flush()
+	stderr.flush()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(hctx.Err(), context.DeadlineExceeded):
+		return &hookError{hook: name, reason: fmt.Sprintf("timed out after %s and was killed", a.hookTimeout)}
+	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		return nil
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return &hookError{hook: name, reason: "failed: " + exit.ProcessState.String()}
+	}
+	return &hookError{hook: name, reason: fmt.Sprintf("could not run: %v", err)}
+}
+
+// lineLogger writes a hook's output to the unit log line by line.
+type lineLogger struct {
+	log           *unitLog
+	level, module string
+	buf           []byte
+}
+
+func (w *lineLogger) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.log.write(w.level, w.module, string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 64<<10 { // a very long line: log it in pieces
+		w.flush()
+	}
+	return len(p), nil
+}
+
+func (w *lineLogger) flush() {
+	if len(w.buf) > 0 {
+		w.log.write(w.level, w.module, string(w.buf))
+		w.buf = nil
+	}
+}
+
+// hookEnv is the environment of a hook, as Juju gives it.
+func (a *unitAgent) hookEnv(h *hookSpec, contextID string) []string {
+	env := []string{
+		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=" + a.dir,
+		"LANG=C.UTF-8",
+		"JUJU_CONTEXT_ID=" + contextID,
+		"JUJU_AGENT_SOCKET=" + a.toolsAddr,
+		"JUJU_UNIT_NAME=" + a.conf.ID,
+		"JUJU_MODEL_UUID=" + a.conf.Model,
+		"JUJU_HOOK_NAME=" + h.Name(),
+		"JUJU_CHARM_DIR=" + a.charmDir(),
+		"CHARM_DIR=" + a.charmDir(),
+	}
+	if a.principal != "" {
+		env = append(env, "JUJU_PRINCIPAL_UNIT="+a.principal)
+	}
+	if h.relation() {
+		env = append(env,
+			"JUJU_RELATION="+h.Endpoint,
+			"JUJU_RELATION_ID="+h.Endpoint+":"+strconv.FormatInt(h.RelationID, 10),
+			"JUJU_REMOTE_APP="+h.RemoteApp,
+		)
+		if h.RemoteUnit != "" {
+			env = append(env, "JUJU_REMOTE_UNIT="+h.RemoteUnit)
+		}
+	}
+	return env
+}
+
+func newContextID(unit string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return unit + "-" + hex.EncodeToString(b)
+}

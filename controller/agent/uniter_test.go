@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
+)
+
+// drive runs nextStep to the end the way the agent does, applying scope changes to the
+// snapshot as the store would, and returns the hooks and scope moves in order.
+func drive(t *testing.T, st *uniterState, s *snapshot) []string {
+	t.Helper()
+	var got []string
+	for i := 0; ; i++ {
+		if i > 100 {
+			t.Fatalf("no end to steps: %v", got)
+		}
+		next := nextStep(st, s)
+		switch {
+		case next == nil:
+			return got
+		case next.hook != nil:
+			name := next.hook.Name()
+			if next.hook.RemoteUnit != "" {
+				name += " " + next.hook.RemoteUnit
+			}
+			got = append(got, name)
+			st.commit(next.hook)
+		case next.enter != nil:
+			got = append(got, "enter "+next.enter.Key)
+			next.enter.InScope = true
+			st.Relations[next.enter.Id] = newRelationState(next.enter)
+		case next.leave:
+			got = append(got, "leave")
+			s.relation(next.id).InScope = false
+			delete(st.Relations, next.id)
+		case next.forget:
+			got = append(got, "forget")
+			delete(st.Relations, next.id)
+		}
+	}
+}
+
+func fresh() *uniterState { return &uniterState{Relations: map[int64]*relationState{}} }
+
+func unitSnapshot(lifeValue string, rels ...*pb.AgentRelation) *snapshot {
+	return &snapshot{
+		unit: &pb.AgentUnit{Name: "wordpress/0", Life: lifeValue},
+		app:  &pb.AgentApplication{Name: "wordpress", Life: "alive", ConfigJson: `{"port":80}`},
+		rels: rels,
+	}
+}
+
+func dbRelation(members ...*pb.RelationMember) *pb.AgentRelation {
+	return &pb.AgentRelation{Id: 0, Key: "wordpress:db mysql:db", Life: "alive", Endpoint: "db",
+		RemoteApplication: "mysql", RemoteEndpoint: "db", ShouldJoin: true, Members: members}
+}
+
+func expectSteps(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("steps:\n got  %s\n want %s", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+}
+
+func TestStartHooksInOrder(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.leader = true
+	expectSteps(t, drive(t, st, s), "install", "leader-elected", "config-changed", "start")
+	// Nothing more until something changes; a config change runs config-changed again.
+	expectSteps(t, drive(t, st, s))
+	s.app.ConfigJson = `{"port":8080}`
+	expectSteps(t, drive(t, st, s), "config-changed")
+	s.app.LeaderSettingsRevision = 9
+	expectSteps(t, drive(t, st, s)) // the leader sets them; it gets no leader-settings-changed
+	s.leader = false
+	expectSteps(t, drive(t, st, s), "leader-settings-changed")
+}
+
+// Seed 004 and L-R2: joined then changed for each counterpart; changed again when its settings
+// change; departed when it leaves.
+func TestRelationJoinedChangedDeparted_LR2(t *testing.T) {
+	st := fresh()
+	rel := dbRelation()
+	s := unitSnapshot("alive", rel)
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start", "enter wordpress:db mysql:db")
+	rel.Members = []*pb.RelationMember{{Unit: "mysql/0", SettingsRevision: 10}, {Unit: "mysql/1", SettingsRevision: 11}}
+	expectSteps(t, drive(t, st, s),
+		"db-relation-joined mysql/0", "db-relation-changed mysql/0",
+		"db-relation-joined mysql/1", "db-relation-changed mysql/1")
+	rel.Members[1].SettingsRevision = 20
+	expectSteps(t, drive(t, st, s), "db-relation-changed mysql/1")
+	rel.Members = rel.Members[1:]
+	expectSteps(t, drive(t, st, s), "db-relation-departed mysql/0")
+}
+
+// L-R3: a dying relation: departed for every known counterpart, then broken, then leave.
+func TestRelationDyingDepartsThenBreaks_LR3(t *testing.T) {
+	st := fresh()
+	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10}, &pb.RelationMember{Unit: "mysql/1", SettingsRevision: 11})
+	s := unitSnapshot("alive", rel)
+	drive(t, st, s)
+	drive(t, st, s)
+	rel.Life = "dying"
+	expectSteps(t, drive(t, st, s),
+		"db-relation-departed mysql/0", "db-relation-departed mysql/1", "db-relation-broken", "leave")
+}
+
+// L-U2: a dying unit departs every relation, then stop and remove run.
+func TestDyingUnitDepartsThenStops_LU2(t *testing.T) {
+	st := fresh()
+	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10})
+	s := unitSnapshot("alive", rel)
+	drive(t, st, s)
+	drive(t, st, s)
+	s.unit.Life = "dying"
+	expectSteps(t, drive(t, st, s), "db-relation-departed mysql/0", "db-relation-broken", "leave", "stop", "remove")
+}
+
+// A relation whose scope record went without the agent (forced removal) still gets departed
+// and broken: both always fire, however the relation ends (seed 004).
+func TestForcedScopeLossStillRunsBroken(t *testing.T) {
+	st := fresh()
+	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10})
+	s := unitSnapshot("alive", rel)
+	drive(t, st, s)
+	drive(t, st, s)
+	s.rels = nil
+	expectSteps(t, drive(t, st, s), "db-relation-departed mysql/0", "db-relation-broken", "forget")
+}
+
+func TestNeverInstalledDyingUnitRunsNoHooks(t *testing.T) {
+	st := fresh()
+	expectSteps(t, drive(t, st, unitSnapshot("dying")))
+}
+
+// relation-list in a hook counts the joining unit in and the departing one out.
+func TestKnownUnitsDuringHooks(t *testing.T) {
+	st := fresh()
+	st.Relations[3] = &relationState{Endpoint: "db", Members: map[string]int64{"mysql/0": 5, "mysql/10": 0}}
+	joined := &hookSpec{Kind: hookJoined, RelationID: 3, Endpoint: "db", RemoteUnit: "mysql/2"}
+	if got := st.knownUnits(3, joined, unitSnapshot("alive")); !slices.Equal(got, []string{"mysql/0", "mysql/2", "mysql/10"}) {
+		t.Fatalf("joined: %v", got)
+	}
+	departed := &hookSpec{Kind: hookDeparted, RelationID: 3, Endpoint: "db", RemoteUnit: "mysql/0"}
+	if got := st.knownUnits(3, departed, unitSnapshot("alive")); !slices.Equal(got, []string{"mysql/10"}) {
+		t.Fatalf("departed: %v", got)
+	}
+}
+
+// A relation the charm has no hooks for costs no steps: the unit enters and leaves its scope,
+// and relation-list reads its counterparts from the snapshot.
+func TestPassiveRelationNeedsNoSteps(t *testing.T) {
+	st := fresh()
+	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10})
+	s := unitSnapshot("alive", rel)
+	s.hooks = map[string]bool{"install": true}
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start", "enter wordpress:db mysql:db")
+	expectSteps(t, drive(t, st, s))
+	if got := st.knownUnits(0, nil, s); !slices.Equal(got, []string{"mysql/0"}) {
+		t.Fatalf("relation-list: %v", got)
+	}
+	s.unit.Life = "dying"
+	expectSteps(t, drive(t, st, s), "leave", "stop", "remove")
+}
+
+func TestHookFailureMessage(t *testing.T) {
+	h := &hookSpec{Kind: hookChanged, RelationID: 3, Endpoint: "db", RemoteApp: "mysql", RemoteEndpoint: "db"}
+	if got := h.failure(); got != `hook failed: "db-relation-changed" for mysql:db` {
+		t.Fatal(got)
+	}
+	if got := (&hookSpec{Kind: hookInstall}).failure(); got != `hook failed: "install"` {
+		t.Fatal(got)
+	}
+}

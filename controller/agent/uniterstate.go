@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jujuclone/juju/internal/atomicfile"
+)
+
+// uniterFile keeps what a unit agent remembers between hooks and across restarts: which hooks
+// have run and which counterparts each relation's hooks have seen. Scope membership itself is
+// the store's record (L-R6); this file only says which hooks are owed.
+const uniterFile = "uniter.json"
+
+// uniterState is the unit agent's local record.
+type uniterState struct {
+	Installed     bool   `json:"installed,omitempty"`
+	LeaderElected bool   `json:"leader-elected,omitempty"`
+	ConfigHash    string `json:"config-hash,omitempty"`
+	Started       bool   `json:"started,omitempty"`
+	Stopped       bool   `json:"stopped,omitempty"`
+	Removed       bool   `json:"removed,omitempty"`
+	// LeaderSettings is the leader settings revision the last leader-settings-changed saw.
+	LeaderSettings int64 `json:"leader-settings,omitempty"`
+	// CharmStatus: the charm has set its workload status (status-set) at least once, so the
+	// agent no longer sets it after start.
+	CharmStatus bool `json:"charm-status,omitempty"`
+	// Relations the unit has joined, by id.
+	Relations map[int64]*relationState `json:"relations,omitempty"`
+	// Failed is the hook that failed and waits for `juju resolved` (L-U2).
+	Failed *hookSpec `json:"failed,omitempty"`
+	// Before is the workload status the failure replaced, restored when it is resolved.
+	BeforeStatus  string `json:"before-status,omitempty"`
+	BeforeMessage string `json:"before-message,omitempty"`
+}
+
+// relationState is one joined relation: the counterparts whose joined hook ran, with the
+// settings revision their last changed hook saw (0: joined, changed not yet run).
+type relationState struct {
+	Endpoint       string           `json:"endpoint"`
+	RemoteApp      string           `json:"remote-application"`
+	RemoteEndpoint string           `json:"remote-endpoint"`
+	Members        map[string]int64 `json:"members,omitempty"`
+	// Broken: departed ran for every counterpart and broken ran; leaving the scope is next.
+	Broken bool `json:"broken,omitempty"`
+}
+
+func readUniterState(dir string) (*uniterState, error) {
+	st := &uniterState{}
+	data, err := os.ReadFile(filepath.Join(dir, uniterFile))
+	if errors.Is(err, os.ErrNotExist) {
+		st.Relations = map[int64]*relationState{}
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading uniter state: %w", err)
+	}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", filepath.Join(dir, uniterFile), err)
+	}
+	if st.Relations == nil {
+		st.Relations = map[int64]*relationState{}
+	}
+	for _, r := range st.Relations {
+		if r.Members == nil {
+			r.Members = map[string]int64{}
+		}
+	}
+	return st, nil
+}
+
+func (st *uniterState) write(dir string) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encoding uniter state: %w", err)
+	}
+	return atomicfile.Write(filepath.Join(dir, uniterFile), data, 0o600)
+}

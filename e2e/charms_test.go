@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// unitsJSON is the part of `status --format json` the charm journey reads.
+type unitsJSON struct {
+	Machines map[string]struct {
+		MachineStatus struct{ Current, Message string } `json:"machine-status"`
+	} `json:"machines"`
+	Applications map[string]struct {
+		Units map[string]unitJSON `json:"units"`
+	} `json:"applications"`
+}
+
+type unitJSON struct {
+	WorkloadStatus struct{ Current, Message string } `json:"workload-status"`
+	JujuStatus     struct{ Current, Message string } `json:"juju-status"`
+	Machine        string                            `json:"machine"`
+	Leader         bool                              `json:"leader"`
+	OpenPorts      []string                          `json:"open-ports"`
+	Subordinates   map[string]unitJSON               `json:"subordinates"`
+	Blocked        []string                          `json:"removal-blocked-by"`
+}
+
+func (e *env) units() unitsJSON {
+	e.t.Helper()
+	r := e.ok("status", "--format", "json")
+	var s unitsJSON
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		e.t.Fatalf("status json: %v\n%s", err, r.stdout)
+	}
+	return s
+}
+
+// waitUntil polls status until ok holds (the test's own wait; the product is watch-driven).
+func (e *env) waitUntil(what string, ok func(unitsJSON) bool) unitsJSON {
+	e.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := e.units()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s:\n%s", what, e.ok("status").stdout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s unitsJSON) unit(name string) (unitJSON, bool) {
+	app, _, _ := strings.Cut(name, "/")
+	for _, a := range s.Applications {
+		if u, ok := a.Units[name]; ok {
+			return u, true
+		}
+		for _, p := range a.Units {
+			if u, ok := p.Subordinates[name]; ok {
+				return u, true
+			}
+		}
+	}
+	_ = app
+	return unitJSON{}, false
+}
+
+func workloadIs(name, current, contains string) func(unitsJSON) bool {
+	return func(s unitsJSON) bool {
+		u, ok := s.unit(name)
+		return ok && u.WorkloadStatus.Current == current && strings.Contains(u.WorkloadStatus.Message, contains)
+	}
+}
+
+// hooksRun lists, in order, the hooks a unit ran, from `juju debug-log --replay`.
+func (e *env) hooksRun(unit string) []string {
+	e.t.Helper()
+	r := e.ok("debug-log", "--replay", "--no-tail", "--include", unit, "--include-module", "juju.worker.uniter")
+	var hooks []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if _, after, ok := strings.Cut(line, ` running "`); ok {
+			hooks = append(hooks, strings.TrimSuffix(after, `" hook`))
+		}
+	}
+	return hooks
+}
+
+// waitHooks waits until the unit's log shows these hooks in this order (others may come
+// between): units ship their logs in batches.
+func (e *env) waitHooks(unit string, want ...string) {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := e.hooksRun(unit)
+		if inOrder(got, want...) {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Errorf("%s hooks: %v; want in order %v", unit, got, want)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func inOrder(got []string, want ...string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// TestCharmsJourney drives charms that run, through the real binaries: relation data,
+// departed then broken, subordinates, a failing hook and resolved, a provisioning error and
+// resolved --constraints (issue 4's proof).
+func TestCharmsJourney(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	e := build(t)
+	e.ok("bootstrap")
+	t.Cleanup(func() { e.juju("kill-controller", "local", "--no-prompt") })
+
+	// A malformed hook is refused at deploy time, before anything is sent.
+	bad := filepath.Join(t.TempDir(), "broken")
+	if err := os.MkdirAll(filepath.Join(bad, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bad, "metadata.yaml"), []byte("name: broken\nsummary: s\ndescription: d\n"), 0o644)
+	os.WriteFile(filepath.Join(bad, "manifest.yaml"), []byte("bases:\n  - name: ubuntu\n    channel: \"22.04\"\n"), 0o644)
+	os.WriteFile(filepath.Join(bad, "hooks", "install"), []byte("#!/bin/sh\nexit 0\n"), 0o644)
+	e.fails(1, `hook "install" is not executable`, "deploy", bad)
+
+	// mysql hands wordpress its credentials; wordpress is active only with all of them.
+	e.ok("deploy", "mysql")
+	e.ok("deploy", "wordpress", "-n", "3")
+	e.waitUntil("wordpress blocked without a database", workloadIs("wordpress/0", "blocked", "waiting for database"))
+	e.ok("integrate", "wordpress", "mysql")
+	s := e.waitUntil("wordpress active with mysql's data", func(s unitsJSON) bool {
+		for _, u := range []string{"wordpress/0", "wordpress/1", "wordpress/2"} {
+			if !workloadIs(u, "active", "serving with database 127.0.0.1:3306")(s) {
+				return false
+			}
+		}
+		return workloadIs("mysql/0", "active", "")(s)
+	})
+	if u, _ := s.unit("mysql/0"); len(u.OpenPorts) != 1 || u.OpenPorts[0] != "3306/tcp" || !u.Leader {
+		t.Errorf("mysql/0: ports %v leader %v", u.OpenPorts, u.Leader)
+	}
+	tab := e.ok("status").stdout
+	for _, want := range []string{"mysql/0*", "3306/tcp", "80/tcp", "serving with database", "8.0.36"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("tabular status lacks %q:\n%s", want, tab)
+		}
+	}
+	show := e.ok("show-unit", "wordpress/0").stdout
+	for _, want := range []string{"host: 127.0.0.1", "port: \"3306\"", "user:", "password:"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("show-unit wordpress/0 lacks %q:\n%s", want, show)
+		}
+	}
+
+	// Removing the relation: departed for the counterpart, then broken (seed 004, L-R3).
+	e.ok("remove-relation", "wordpress", "mysql")
+	e.waitUntil("wordpress blocked again", workloadIs("wordpress/2", "blocked", "waiting for database"))
+	e.waitHooks("wordpress/0", "install", "config-changed", "start", "db-relation-joined", "db-relation-changed", "db-relation-departed", "db-relation-broken")
+	e.waitHooks("mysql/0", "db-relation-joined", "db-relation-departed", "db-relation-broken")
+
+	// Subordinates: one logging unit per wordpress unit, beside it, gone with the relation.
+	e.ok("deploy", "logging")
+	e.ok("integrate", "logging", "wordpress")
+	s = e.waitUntil("three subordinates", func(s unitsJSON) bool {
+		for _, p := range []string{"wordpress/0", "wordpress/1", "wordpress/2"} {
+			u, _ := s.unit(p)
+			if len(u.Subordinates) != 1 {
+				return false
+			}
+			for _, sub := range u.Subordinates {
+				if sub.WorkloadStatus.Current != "active" || sub.WorkloadStatus.Message != "logging "+p {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	e.ok("remove-relation", "logging", "wordpress")
+	e.waitUntil("subordinates gone", func(s unitsJSON) bool {
+		for _, p := range []string{"wordpress/0", "wordpress/1", "wordpress/2"} {
+			if u, _ := s.unit(p); len(u.Subordinates) != 0 {
+				return false
+			}
+		}
+		return true
+	})
+
+	// A failing stop hook holds the unit dying in error, with the reason shown, until resolved.
+	e.ok("config", "mysql", "fail-hook=stop")
+	e.ok("remove-unit", "mysql/0", "--no-prompt")
+	s = e.waitUntil("stop hook failed", workloadIs("mysql/0", "error", `hook failed: "stop"`))
+	if u, _ := s.unit("mysql/0"); !strings.Contains(strings.Join(u.Blocked, " "), `hook failed: "stop"`) {
+		t.Errorf("removal-blocked-by: %v", u.Blocked)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, ok := e.units().unit("mysql/0"); !ok {
+		t.Fatal("mysql/0 went away while its hook was failing")
+	}
+	r := e.ok("resolved", "mysql/0", "--no-retry")
+	if !strings.Contains(r.stderr, `will skip "stop" hook`) {
+		t.Errorf("resolved said %q", r.stderr)
+	}
+	e.waitUntil("mysql/0 removed", func(s unitsJSON) bool { _, ok := s.unit("mysql/0"); return !ok })
+
+	// An unsatisfiable constraint: a provisioning error on the machine, the unit waiting for
+	// it; resolved with new constraints provisions it.
+	e.ok("deploy", "haproxy", "--constraints", "mem=100000G")
+	var machine string
+	e.waitUntil("provisioning error", func(s unitsJSON) bool {
+		u, ok := s.unit("haproxy/0")
+		if !ok {
+			return false
+		}
+		machine = u.Machine
+		return s.Machines[machine].MachineStatus.Current == "provisioning error" && u.WorkloadStatus.Message == "waiting for machine"
+	})
+	e.ok("resolved", machine, "--constraints", "mem=1M")
+	e.waitUntil("haproxy started", workloadIs("haproxy/0", "blocked", "waiting for backends"))
+}
