@@ -259,7 +259,7 @@ func lifecycleJourney(t *testing.T, e *env, s statusJSON) {
 	e.fails(1, "removing application nope failed", "remove-application", "nope", "--no-prompt")
 	wpMachine := s.Applications["wordpress"].Units["wordpress/0"].Machine
 	e.fails(1, "removing machine failed: machine "+wpMachine+` has unit "wordpress/0" assigned`, "remove-machine", wpMachine, "--no-prompt")
-	e.fails(1, "timed out waiting for", "wait-for", "unit", "mysql/0", "--query", `workload-status=="active"`, "--timeout", "300ms")
+	e.fails(1, "timed out waiting for", "wait-for", "unit", "mysql/0", "--query", `workload-status=="blocked"`, "--timeout", "300ms")
 
 	// A dry run says what would go and changes nothing.
 	r = e.ok("remove-application", "wordpress", "--dry-run")

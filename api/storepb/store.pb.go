@@ -434,16 +434,13 @@ type Application struct {
 	Config        map[string]string      `protobuf:"bytes,7,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	RelationCount int32                  `protobuf:"varint,9,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
 	Exposed       bool                   `protobuf:"varint,10,opt,name=exposed,proto3" json:"exposed,omitempty"`
-	Leader        string                 `protobuf:"bytes,11,opt,name=leader,proto3" json:"leader,omitempty"`
 	Status        *Status                `protobuf:"bytes,12,opt,name=status,proto3" json:"status,omitempty"`
 	Created       int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
 	ForceAfter    int64                  `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	// application-version-set.
 	WorkloadVersion string `protobuf:"bytes,15,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
-	// leader-set; written only by the leader.
-	LeaderSettings map[string]string `protobuf:"bytes,16,rep,name=leader_settings,json=leaderSettings,proto3" json:"leader_settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Application) Reset() {
@@ -539,13 +536,6 @@ func (x *Application) GetExposed() bool {
 	return false
 }
 
-func (x *Application) GetLeader() string {
-	if x != nil {
-		return x.Leader
-	}
-	return ""
-}
-
 func (x *Application) GetStatus() *Status {
 	if x != nil {
 		return x.Status
@@ -572,13 +562,6 @@ func (x *Application) GetWorkloadVersion() string {
 		return x.WorkloadVersion
 	}
 	return ""
-}
-
-func (x *Application) GetLeaderSettings() map[string]string {
-	if x != nil {
-		return x.LeaderSettings
-	}
-	return nil
 }
 
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
@@ -1168,7 +1151,7 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xb5\x05\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\x8d\x04\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1179,20 +1162,15 @@ const file_store_proto_rawDesc = "" +
 	"\x06config\x18\a \x03(\v2&.juju.store.v1.Application.ConfigEntryR\x06config\x12%\n" +
 	"\x0erelation_count\x18\t \x01(\x05R\rrelationCount\x12\x18\n" +
 	"\aexposed\x18\n" +
-	" \x01(\bR\aexposed\x12\x16\n" +
-	"\x06leader\x18\v \x01(\tR\x06leader\x12-\n" +
+	" \x01(\bR\aexposed\x12-\n" +
 	"\x06status\x18\f \x01(\v2\x15.juju.store.v1.StatusR\x06status\x12\x18\n" +
 	"\acreated\x18\r \x01(\x03R\acreated\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12)\n" +
-	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x12W\n" +
-	"\x0fleader_settings\x18\x10 \x03(\v2..juju.store.v1.Application.LeaderSettingsEntryR\x0eleaderSettings\x1a9\n" +
+	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aA\n" +
-	"\x13LeaderSettingsEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\t\"\xbe\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\tJ\x04\b\v\x10\fJ\x04\b\x10\x10\x11\"\xbe\x04\n" +
 	"\x04Unit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1260,7 +1238,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1274,24 +1252,22 @@ var file_store_proto_goTypes = []any{
 	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
 	(*Charm)(nil),       // 10: juju.store.v1.Charm
 	nil,                 // 11: juju.store.v1.Application.ConfigEntry
-	nil,                 // 12: juju.store.v1.Application.LeaderSettingsEntry
-	nil,                 // 13: juju.store.v1.Settings.ValuesEntry
+	nil,                 // 12: juju.store.v1.Settings.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
 	0,  // 0: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
 	0,  // 1: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
 	11, // 2: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
 	0,  // 3: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	12, // 4: juju.store.v1.Application.leader_settings:type_name -> juju.store.v1.Application.LeaderSettingsEntry
-	0,  // 5: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0,  // 6: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6,  // 7: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	13, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	0,  // 4: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 5: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	6,  // 6: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	12, // 7: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1305,7 +1281,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

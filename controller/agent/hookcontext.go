@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/core/status"
@@ -113,6 +115,12 @@ func (c *hookContext) RelationSet(ctx context.Context, ref string, values map[st
 		return fmt.Errorf("cannot write relation settings: relation %q is broken", ref)
 	}
 	_, err = c.a.c.SetRelationSettings(ctx, c.a.conf.Model, c.a.conf.ID, id, values)
+	if errors.Is(err, apierr.NotFound) || errors.Is(err, apierr.NotValid) {
+		// The relation went (or the unit left its scope, forced) while the hook ran on its
+		// snapshot: nobody is left to read the settings, and the departing hooks come next.
+		c.a.log.write("WARNING", "juju.worker.uniter", fmt.Sprintf("relation-set on %s ignored: %v", ref, err))
+		return nil
+	}
 	return err
 }
 

@@ -25,13 +25,6 @@ import (
 // is this host.
 const unitAddress = "127.0.0.1"
 
-// Watch kinds a unit agent uses beyond the entity kinds (the API server's watch targets).
-const (
-	watchScope      = "scope"
-	watchSettings   = "settings"
-	watchLeadership = "leadership"
-)
-
 // leaseSeconds is how long a leadership claim holds; the leader extends it every third of that.
 const leaseSeconds = 30
 
@@ -97,7 +90,8 @@ func (a *unitAgent) run(ctx context.Context) error {
 		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID},
 		&pb.WatchTarget{Kind: state.KindApplication, Id: app},
 		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
-		&pb.WatchTarget{Kind: watchLeadership, Id: app})
+		&pb.WatchTarget{Kind: state.KindLeadership, Id: app},
+		&pb.WatchTarget{Kind: state.KindLeaderSettings, Id: app})
 	if err != nil {
 		if gone(err) {
 			return nil
@@ -549,7 +543,7 @@ func (a *unitAgent) watchRelations(ctx context.Context) (bool, error) {
 		targets := make([]*pb.WatchTarget, 0, 2*len(ids))
 		for _, id := range ids {
 			rid := strconv.FormatInt(id, 10)
-			targets = append(targets, &pb.WatchTarget{Kind: watchScope, Id: rid}, &pb.WatchTarget{Kind: watchSettings, Id: rid})
+			targets = append(targets, &pb.WatchTarget{Kind: state.KindScope, Id: rid}, &pb.WatchTarget{Kind: state.KindSettings, Id: rid})
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		changed, done, err := watchSignals(wctx, a.c, a.conf.Model, targets...)

@@ -1,14 +1,9 @@
 package apiserver
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,85 +12,32 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
-	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 )
 
-// relTestEnv is a real API server (embedded etcd, TLS gRPC) with wordpress (2 units) and mysql
-// (1 unit) related over db in the default model, wordpress/0 and mysql/0 in its scope, and a
-// client for the admin and for each unit's agent.
+// relTestEnv is a real API server with wordpress (2 units) and mysql (1 unit) related over db
+// in the default model, wordpress/0 and mysql/0 in its scope, and a client for the admin and for
+// each unit's agent.
 type relTestEnv struct {
-	st    *state.State
-	model string
+	*testEnv
 	db    int64 // the wordpress-mysql relation
 	peer  int64 // mysql's peer relation, which wordpress is not in
-	admin *client.Client
 	units map[string]*client.Client
-}
-
-func relTestCharm(t *testing.T, meta string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.Create("metadata.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte(meta)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func startRelTestServer(t *testing.T) *relTestEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir := t.TempDir()
-	es, err := store.StartEmbedded(ctx, filepath.Join(dir, "etcd"), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { es.Close() })
-	st := state.New(es.Client)
-	if _, err := st.Bootstrap(ctx, state.BootstrapArgs{
-		ControllerName: "test", AdminPasswordHash: state.HashPassword("admin-secret"),
-		Cloud: "localhost", Region: "localhost", Base: "ubuntu@22.04",
-	}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := st.Model(ctx, state.DefaultModelName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &relTestEnv{st: st, model: m.Uuid, units: map[string]*client.Client{}}
-	for name, meta := range map[string]string{
-		"wordpress": "name: wordpress\nsummary: blog\nrequires:\n  db: mysql\npeers:\n  cluster: wp-peers\nbases: [ubuntu@22.04]\n",
-		"mysql":     "name: mysql\nsummary: db\nprovides:\n  db: mysql\npeers:\n  cluster: mysql-peers\nbases: [ubuntu@22.04]\n",
-	} {
-		ch, err := st.AddCharm(ctx, m.Uuid, relTestCharm(t, meta))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Deploy(ctx, m.Uuid, state.DeployArgs{Name: name, CharmURL: ch.Url, Base: "ubuntu@22.04"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for app, n := range map[string]int{"wordpress": 2, "mysql": 1} {
-		if _, err := st.AddUnits(ctx, m.Uuid, app, n, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rel, err := st.Integrate(ctx, m.Uuid, state.EndpointSpec{Application: "wordpress"}, state.EndpointSpec{Application: "mysql"})
+	ctx := context.Background()
+	env := &relTestEnv{testEnv: startTestEnv(t), units: map[string]*client.Client{}}
+	st, model := env.st, env.model
+	env.deploy(t, "wordpress", "name: wordpress\nsummary: blog\nrequires:\n  db: mysql\npeers:\n  cluster: wp-peers\nbases: [ubuntu@22.04]\n", 2)
+	env.deploy(t, "mysql", "name: mysql\nsummary: db\nprovides:\n  db: mysql\npeers:\n  cluster: mysql-peers\nbases: [ubuntu@22.04]\n", 1)
+	rel, err := st.Integrate(ctx, model, state.EndpointSpec{Application: "wordpress"}, state.EndpointSpec{Application: "mysql"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.db = rel.Id
-	rels, err := st.Relations(ctx, m.Uuid)
+	rels, err := st.Relations(ctx, model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,43 +47,17 @@ func startRelTestServer(t *testing.T) *relTestEnv {
 		}
 	}
 	for _, u := range []string{"wordpress/0", "mysql/0"} {
-		if _, err := st.EnterScope(ctx, m.Uuid, env.db, u, map[string]string{"private-address": "10.0.0.1"}); err != nil {
+		if _, err := st.EnterScope(ctx, model, env.db, u, map[string]string{"private-address": "10.0.0.1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-
-	cert, caPEM, err := bootstrap.EnsureCerts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(Config{
-		State: st, ControllerName: "test", Context: ctx,
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	connect := func(tag, password, model string) *client.Client {
-		c, err := client.Dial(context.Background(), client.Config{
-			Endpoint: lis.Addr().String(), CACert: caPEM, Tag: tag, Password: password, Model: model,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	env.admin = connect(AdminTag, "admin-secret", "")
 	for _, u := range []string{"wordpress/0", "wordpress/1", "mysql/0"} {
 		password := "secret-of-" + u
-		if err := st.SetUnitPassword(ctx, m.Uuid, u, state.HashPassword(password)); err != nil {
+		if err := st.SetUnitPassword(ctx, model, u, state.HashPassword(password)); err != nil {
 			t.Fatal(err)
 		}
 		tag := "unit-" + u[:len(u)-2] + "-" + u[len(u)-1:]
-		env.units[u] = connect(tag, password, m.Uuid)
+		env.units[u] = env.dial(t, tag, password, model)
 	}
 	return env
 }

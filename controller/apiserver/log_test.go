@@ -1,14 +1,9 @@
 package apiserver
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
-	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,97 +11,24 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
-	"github.com/jujuclone/juju/controller/bootstrap"
-	"github.com/jujuclone/juju/controller/logsink"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 )
 
-// logTestEnv is a real API server (embedded etcd, TLS gRPC) with a log sink, an admin client and
-// the agent of unit mysql/0 in the default model.
+// logTestEnv is a real API server with a log sink, an admin client and the agent of unit
+// mysql/0 in the default model.
 type logTestEnv struct {
-	admin, unit *client.Client
-	model       string // the default model's UUID
-	stop        context.CancelFunc
-	connect     func(tag, password, model string) (*client.Client, error)
+	*testEnv
+	unit *client.Client
 }
 
 func startLogTestServer(t *testing.T) *logTestEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir := t.TempDir()
-	es, err := store.StartEmbedded(ctx, filepath.Join(dir, "etcd"), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
+	env := &logTestEnv{testEnv: startTestEnv(t, withLogSink())}
+	env.deploy(t, "mysql", "name: mysql\nsummary: db\nbases: [ubuntu@22.04]\n", 2)
+	if err := env.st.SetUnitPassword(context.Background(), env.model, "mysql/0", state.HashPassword("unit-secret")); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { es.Close() })
-	st := state.New(es.Client)
-	if _, err := st.Bootstrap(ctx, state.BootstrapArgs{
-		ControllerName: "test", AdminPasswordHash: state.HashPassword("admin-secret"),
-		Cloud: "localhost", Region: "localhost", Base: "ubuntu@22.04",
-	}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := st.Model(ctx, state.DefaultModelName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, _ := zw.Create("metadata.yaml")
-	io.WriteString(w, "name: mysql\nsummary: db\nbases: [ubuntu@22.04]\n")
-	zw.Close()
-	ch, err := st.AddCharm(ctx, m.Uuid, buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Deploy(ctx, m.Uuid, state.DeployArgs{Name: "mysql", CharmURL: ch.Url, Base: "ubuntu@22.04"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.AddUnits(ctx, m.Uuid, "mysql", 2, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetUnitPassword(ctx, m.Uuid, "mysql/0", state.HashPassword("unit-secret")); err != nil {
-		t.Fatal(err)
-	}
-
-	cert, caPEM, err := bootstrap.EnsureCerts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink, err := logsink.New(filepath.Join(dir, "logs"), logsink.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sink.Close() })
-	srv := New(Config{
-		State: st, ControllerName: "test", Context: ctx, LogSink: sink,
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-
-	env := &logTestEnv{model: m.Uuid, stop: cancel}
-	env.connect = func(tag, password, model string) (*client.Client, error) {
-		c, err := client.Dial(context.Background(), client.Config{
-			Endpoint: lis.Addr().String(), CACert: caPEM, Tag: tag, Password: password, Model: model,
-		})
-		if err == nil {
-			t.Cleanup(func() { c.Close() })
-		}
-		return c, err
-	}
-	if env.admin, err = env.connect(AdminTag, "admin-secret", ""); err != nil {
-		t.Fatal(err)
-	}
-	if env.unit, err = env.connect("unit-mysql-0", "unit-secret", m.Uuid); err != nil {
-		t.Fatal(err)
-	}
+	env.unit = env.dial(t, "unit-mysql-0", "unit-secret", env.model)
 	return env
 }
 

@@ -1,15 +1,8 @@
-package apiserver_test
+package apiserver
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
-	"io"
-	"log/slog"
-	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,101 +10,30 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
-	"github.com/jujuclone/juju/controller/apiserver"
-	"github.com/jujuclone/juju/controller/bootstrap"
-	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
-	"github.com/jujuclone/juju/controller/worker/provisioner"
 )
 
-// workloadEnv is a real controller API (embedded etcd, TLS gRPC) with an admin client; with
-// provision, the provisioner runs too, with the real local provider (its agents not started).
-type workloadEnv struct {
-	st     *state.State
-	admin  *client.Client
-	uuid   string // the default model
-	addr   string
-	caCert []byte
-}
+// workloadEnv is a real controller API with an admin client; with provision, the provisioner
+// runs too, with the real local provider (its agents not started).
+type workloadEnv struct{ *testEnv }
 
 func startWorkloadEnv(t *testing.T, provision bool) *workloadEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir := t.TempDir()
-	es, err := store.StartEmbedded(ctx, filepath.Join(dir, "etcd"), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { es.Close() })
-	st := state.New(es.Client)
-	if _, err := st.Bootstrap(ctx, state.BootstrapArgs{
-		ControllerName: "test", AdminPasswordHash: state.HashPassword("admin-secret"),
-		Cloud: "localhost", Region: "localhost", Base: "ubuntu@22.04",
-	}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := st.Model(ctx, state.DefaultModelName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, caPEM, err := bootstrap.EnsureCerts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := apiserver.New(apiserver.Config{
-		State: st, ControllerName: "test", Cloud: "localhost", Region: "localhost", Context: ctx,
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	env := &workloadEnv{st: st, uuid: m.Uuid, addr: lis.Addr().String(), caCert: caPEM}
-	env.admin = env.dial(t, "user-admin", "admin-secret", "")
 	if provision {
-		p, err := local.New(dir, env.addr, caPEM, noAgents{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := provisioner.New(st, p, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		done := make(chan struct{})
-		go func() { w.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		return &workloadEnv{startTestEnv(t, withProvisioner())}
 	}
-	return env
-}
-
-func (e *workloadEnv) dial(t *testing.T, tag, password, model string) *client.Client {
-	t.Helper()
-	c, err := client.Dial(context.Background(), client.Config{
-		Endpoint: e.addr, CACert: e.caCert, Tag: tag, Password: password, Model: model,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return &workloadEnv{startTestEnv(t)}
 }
 
 // unitAgent gives a unit a credential and returns a client acting as its agent.
 func (e *workloadEnv) unitAgent(t *testing.T, unit string) *client.Client {
 	t.Helper()
 	password := "password-of-" + unit
-	if err := e.st.SetUnitPassword(context.Background(), e.uuid, unit, state.HashPassword(password)); err != nil {
+	if err := e.st.SetUnitPassword(context.Background(), e.model, unit, state.HashPassword(password)); err != nil {
 		t.Fatal(err)
 	}
-	return e.dial(t, "unit-"+strings.ReplaceAll(unit, "/", "-"), password, e.uuid)
+	return e.dial(t, "unit-"+strings.ReplaceAll(unit, "/", "-"), password, e.model)
 }
-
-// noAgents is a launcher that starts no agents: these tests look at provisioning only.
-type noAgents struct{}
-
-func (noAgents) StartMachineAgent(string) error { return nil }
-func (noAgents) StopTree(string)                {}
 
 const blogMeta = "name: blog\nsummary: blog\nrequires:\n  db: mysql\nbases: [ubuntu@22.04]\n"
 
@@ -127,30 +49,11 @@ const blogConfig = `options:
     type: boolean
 `
 
-func zipFiles(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, content := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(w, content); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // deployBlog uploads the blog charm (with config.yaml) and deploys it.
 func (e *workloadEnv) deployBlog(t *testing.T, name string, units int32, cons string, config map[string]string) ([]string, error) {
 	t.Helper()
 	ctx := context.Background()
-	up, err := e.admin.UploadCharm(ctx, "default", zipFiles(t, map[string]string{"metadata.yaml": blogMeta, "config.yaml": blogConfig}))
+	up, err := e.admin.UploadCharm(ctx, "default", charmArchive(t, map[string]string{"metadata.yaml": blogMeta, "config.yaml": blogConfig}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +135,7 @@ func TestResolveUnitErrors_LU2(t *testing.T) {
 	fail := func(c *client.Client, unit, msg string) {
 		t.Helper()
 		err := c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{
-			Model: env.uuid, Id: unit, AgentStatus: &pb.StatusInfo{Status: "idle"}, WorkloadStatus: &pb.StatusInfo{Status: "error", Message: msg},
+			Model: env.model, Id: unit, AgentStatus: &pb.StatusInfo{Status: "idle"}, WorkloadStatus: &pb.StatusInfo{Status: "error", Message: msg},
 		})
 		if err != nil {
 			t.Fatal(err)

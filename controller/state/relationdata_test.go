@@ -302,7 +302,7 @@ func TestWatchKindsMatchOnlyTheirOwnKeys(t *testing.T) {
 	}
 	for _, bad := range []struct{ kind, id string }{
 		{state.KindScope, ""}, {state.KindScope, "x"}, {state.KindSettings, "-1"}, {state.KindLeadership, ""},
-		{state.KindLeadership, "Bad"}, {state.KindUnit, "mysql/"}, {state.KindRelation, "1/"},
+		{state.KindLeadership, "Bad"}, {state.KindUnit, "mysql/0/"}, {state.KindRelation, "1/"},
 	} {
 		if _, err := state.KeyPrefix(uuid, bad.kind, bad.id); !errors.Is(err, apierr.NotValid) {
 			t.Errorf("KeyPrefix(%s, %q) = %v", bad.kind, bad.id, err)

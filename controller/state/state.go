@@ -88,9 +88,10 @@ func sequenceKey(uuid, name string) string     { return ModelPrefix(uuid) + "seq
 // KeyPrefix returns what to watch for a kind within a model: one document's key when id is given,
 // else the prefix (ending in "/") of every document of that kind.
 func KeyPrefix(uuid, kind, id string) (string, error) {
-	// An id ending in "/" would turn one document's key into a prefix (the hub watches keys
-	// ending in "/" as prefixes): "units/mysql/" is every mysql unit.
-	if strings.HasSuffix(id, "/") {
+	// An id ending in "/" turns one document's key into a prefix (the hub watches keys ending
+	// in "/" as prefixes). Only "<application>/" for units means that on purpose: every unit
+	// of the application (wait-for application).
+	if strings.HasSuffix(id, "/") && !(kind == KindUnit && names.IsValidApplication(strings.TrimSuffix(id, "/"))) {
 		return "", apierr.Errorf(apierr.NotValid, "cannot watch %s %q", kind, id)
 	}
 	switch kind {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,37 +67,7 @@ func measureCharmsAlone() error {
 
 // waitActive waits until want units have an active workload.
 func waitActive(model string, want int, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	last := 0
-	for time.Now().Before(deadline) {
-		out, err := juju("status", "--format", "json", "-m", model)
-		if err != nil {
-			return err
-		}
-		var s struct {
-			Applications map[string]struct {
-				Units map[string]struct {
-					Workload struct{ Current string } `json:"workload-status"`
-				} `json:"units"`
-			} `json:"applications"`
-		}
-		if err := json.Unmarshal(out, &s); err != nil {
-			return err
-		}
-		last = 0
-		for _, a := range s.Applications {
-			for _, u := range a.Units {
-				if u.Workload.Current == "active" {
-					last++
-				}
-			}
-		}
-		if last == want {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("model %s: %d of %d units active after %v", model, last, want, limit)
+	return waitUnits(model, want, limit, "active", func(u unitJSON) string { return u.WorkloadStatus.Current })
 }
 
 // countHooks counts the hook processes the model's units ran, from its log.

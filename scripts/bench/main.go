@@ -158,7 +158,19 @@ func juju(args ...string) ([]byte, error) {
 }
 
 func waitIdle(model string, want int, limit time.Duration) error {
+	return waitUnits(model, want, limit, "idle", func(u unitJSON) string { return u.JujuStatus.Current })
+}
+
+// unitJSON is what the waits read of a unit in `status --format json`.
+type unitJSON struct {
+	JujuStatus     struct{ Current string } `json:"juju-status"`
+	WorkloadStatus struct{ Current string } `json:"workload-status"`
+}
+
+// waitUnits polls status until want units have value in the field that field reads.
+func waitUnits(model string, want int, limit time.Duration, value string, field func(unitJSON) string) error {
 	deadline := time.Now().Add(limit)
+	got := 0
 	for time.Now().Before(deadline) {
 		out, err := juju("status", "--format", "json", "-m", model)
 		if err != nil {
@@ -166,28 +178,26 @@ func waitIdle(model string, want int, limit time.Duration) error {
 		}
 		var s struct {
 			Applications map[string]struct {
-				Units map[string]struct {
-					JujuStatus struct{ Current string } `json:"juju-status"`
-				} `json:"units"`
+				Units map[string]unitJSON `json:"units"`
 			} `json:"applications"`
 		}
 		if err := json.Unmarshal(out, &s); err != nil {
 			return err
 		}
-		idle := 0
+		got = 0
 		for _, a := range s.Applications {
 			for _, u := range a.Units {
-				if u.JujuStatus.Current == "idle" {
-					idle++
+				if field(u) == value {
+					got++
 				}
 			}
 		}
-		if idle == want {
+		if got == want {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("model %s: units not idle after %v", model, limit)
+	return fmt.Errorf("model %s: %d of %d units %s after %v", model, got, want, value, limit)
 }
 
 func median(n int, fn func() error) time.Duration {
