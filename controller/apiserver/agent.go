@@ -40,6 +40,18 @@ func canActOnMachine(e Entity, id string) bool {
 	return e.IsAdmin() || (e.Kind == "machine" && e.ID == id)
 }
 
+// ownMachine resolves the model of a call the admin or the machine's own agent makes.
+func (s *agentServer) ownMachine(ctx context.Context, model, id string) (string, error) {
+	uuid, e, err := s.agentModel(ctx, model)
+	if err != nil {
+		return "", err
+	}
+	if !canActOnMachine(e, id) {
+		return "", errDenied
+	}
+	return uuid, nil
+}
+
 // unitFor reads a unit the caller may act on: the admin, the unit itself, or its deployer (the
 // machine agent it is assigned to; for a subordinate, its principal's agent).
 func (s *agentServer) unitFor(ctx context.Context, uuid string, e Entity, name string) (*storepb.Unit, error) {
@@ -87,18 +99,12 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 			return nil, errDenied
 		}
 	}
-	app, err := s.st.Application(ctx, uuid, req.Id)
+	app, err := s.st.ReadAgentApplication(ctx, uuid, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate}
-	if resp.ConfigJson, err = s.st.ApplicationAgentConfig(ctx, uuid, app); err != nil {
-		return nil, err
-	}
-	if resp.Leader, resp.LeaderSettingsRevision, err = s.st.ApplicationLeadership(ctx, uuid, app.Name); err != nil {
-		return nil, err
-	}
-	return resp, nil
+	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
+		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision}, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.AgentEntity) (*pb.AgentRelations, error) {
@@ -183,24 +189,18 @@ func (s *agentServer) RemoveUnit(ctx context.Context, req *pb.AgentEntity) (*pb.
 }
 
 func (s *agentServer) EnsureMachineDead(ctx context.Context, req *pb.AgentEntity) (*pb.LifeResponse, error) {
-	uuid, e, err := s.agentModel(ctx, req.Model)
+	uuid, err := s.ownMachine(ctx, req.Model, req.Id)
 	if err != nil {
 		return nil, err
-	}
-	if !canActOnMachine(e, req.Id) {
-		return nil, errDenied
 	}
 	l, err := s.st.EnsureMachineDead(ctx, uuid, req.Id)
 	return &pb.LifeResponse{Life: l}, err
 }
 
 func (s *agentServer) GetMachine(ctx context.Context, req *pb.AgentEntity) (*pb.AgentMachine, error) {
-	uuid, e, err := s.agentModel(ctx, req.Model)
+	uuid, err := s.ownMachine(ctx, req.Model, req.Id)
 	if err != nil {
 		return nil, err
-	}
-	if !canActOnMachine(e, req.Id) {
-		return nil, errDenied
 	}
 	m, err := s.st.Machine(ctx, uuid, req.Id)
 	if err != nil {
@@ -212,12 +212,9 @@ func (s *agentServer) GetMachine(ctx context.Context, req *pb.AgentEntity) (*pb.
 }
 
 func (s *agentServer) SetMachineStatus(ctx context.Context, req *pb.SetStatusRequest) (*pb.SetStatusResponse, error) {
-	uuid, e, err := s.agentModel(ctx, req.Model)
+	uuid, err := s.ownMachine(ctx, req.Model, req.Id)
 	if err != nil {
 		return nil, err
-	}
-	if !canActOnMachine(e, req.Id) {
-		return nil, errDenied
 	}
 	if req.Status == nil || req.Status.Status == "" {
 		return nil, apierr.Errorf(apierr.NotValid, "no status given")
@@ -226,12 +223,9 @@ func (s *agentServer) SetMachineStatus(ctx context.Context, req *pb.SetStatusReq
 }
 
 func (s *agentServer) MachineUnits(ctx context.Context, req *pb.AgentEntity) (*pb.AgentUnits, error) {
-	uuid, e, err := s.agentModel(ctx, req.Model)
+	uuid, err := s.ownMachine(ctx, req.Model, req.Id)
 	if err != nil {
 		return nil, err
-	}
-	if !canActOnMachine(e, req.Id) {
-		return nil, errDenied
 	}
 	units, err := s.st.MachineUnits(ctx, uuid, req.Id)
 	if err != nil {

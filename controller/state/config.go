@@ -106,11 +106,20 @@ func (s *State) ApplicationConfig(ctx context.Context, uuid, name string) (*Appl
 }
 
 func (s *State) applicationCharmConfig(ctx context.Context, uuid string, app *storepb.Application) (*charm.Config, error) {
+	key := uuid + " " + app.CharmUrl
+	if cfg, ok := s.charmConfigs.Load(key); ok {
+		return cfg.(*charm.Config), nil
+	}
 	ch, err := s.Charm(ctx, uuid, app.CharmUrl)
 	if err != nil {
 		return nil, err
 	}
-	return CharmConfig(ch)
+	cfg, err := CharmConfig(ch)
+	if err != nil {
+		return nil, err
+	}
+	s.charmConfigs.Store(key, cfg)
+	return cfg, nil
 }
 
 // SetApplicationConfig sets values (typed on the command line, converted to the options'
@@ -187,13 +196,4 @@ func AgentConfigJSON(cfg *charm.Config, app *storepb.Application) (string, error
 		return "", fmt.Errorf("encoding config: %w", err)
 	}
 	return string(data), nil
-}
-
-// ApplicationAgentConfig returns an application's config as AgentConfigJSON.
-func (s *State) ApplicationAgentConfig(ctx context.Context, uuid string, app *storepb.Application) (string, error) {
-	cfg, err := s.applicationCharmConfig(ctx, uuid, app)
-	if err != nil {
-		return "", err
-	}
-	return AgentConfigJSON(cfg, app)
 }

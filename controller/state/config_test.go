@@ -115,8 +115,7 @@ func TestDeployAndSetConfig(t *testing.T) {
 	if !reflect.DeepEqual(rows, want) || got.CharmURL != ch.Url || got.Settings[4].Option.Description != "Blog title." {
 		t.Fatalf("config:\n got %v\nwant %v", rows, want)
 	}
-	app, _ := st.Application(ctx, uuid, "blog")
-	agentJSON, err := st.ApplicationAgentConfig(ctx, uuid, app)
+	agentJSON, err := agentConfig(ctx, st, uuid, "blog")
 	if err != nil || agentJSON != `{"debug":false,"port":80,"ratio":0.5,"title":"News"}` {
 		t.Fatalf("agent config %s %v", agentJSON, err)
 	}
@@ -125,11 +124,11 @@ func TestDeployAndSetConfig(t *testing.T) {
 	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"debug": "true", "motd": ""}, []string{"port", "title"}); err != nil {
 		t.Fatal(err)
 	}
-	app, _ = st.Application(ctx, uuid, "blog")
+	app, _ := st.Application(ctx, uuid, "blog")
 	if want := map[string]string{"debug": "true", "motd": `""`, "ratio": "0.5"}; !reflect.DeepEqual(app.Config, want) {
 		t.Fatalf("config after set = %v", app.Config)
 	}
-	if agentJSON, _ = st.ApplicationAgentConfig(ctx, uuid, app); agentJSON != `{"debug":true,"motd":"","port":8080,"ratio":0.5,"title":"My Blog"}` {
+	if agentJSON, _ = agentConfig(ctx, st, uuid, "blog"); agentJSON != `{"debug":true,"motd":"","port":8080,"ratio":0.5,"title":"My Blog"}` {
 		t.Fatalf("agent config %s", agentJSON)
 	}
 	key := state.ModelPrefix(uuid) + "applications/blog"
@@ -176,8 +175,16 @@ func TestCharmWithoutConfig(t *testing.T) {
 	if err != nil || len(got.Settings) != 0 {
 		t.Fatalf("config %v %v", got, err)
 	}
-	app, _ := st.Application(ctx, uuid, "wordpress")
-	if j, err := st.ApplicationAgentConfig(ctx, uuid, app); err != nil || j != "{}" {
+	if j, err := agentConfig(ctx, st, uuid, "wordpress"); err != nil || j != "{}" {
 		t.Fatalf("agent config %s %v", j, err)
 	}
+}
+
+// agentConfig is the config a unit agent of the application reads (config-get).
+func agentConfig(ctx context.Context, st *state.State, uuid, app string) (string, error) {
+	a, err := st.ReadAgentApplication(ctx, uuid, app)
+	if err != nil {
+		return "", err
+	}
+	return a.ConfigJSON, nil
 }

@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -171,24 +172,49 @@ func (s *State) Leader(ctx context.Context, uuid, app string) (string, error) {
 	return string(resp.Kvs[0].Value), nil
 }
 
-// ApplicationLeadership returns an application's leader ("" when none) and the store revision
-// of its last leader settings change (0 when never set), read at one revision.
-func (s *State) ApplicationLeadership(ctx context.Context, uuid, app string) (string, int64, error) {
+// AgentApplication is what a unit agent reads of its application on every wake-up.
+type AgentApplication struct {
+	*storepb.Application
+	// ConfigJSON is AgentConfigJSON: the charm's defaults overridden by the user's values.
+	ConfigJSON string
+	// Leader holds the lease ("" when nobody does); LeaderSettingsRevision is the store
+	// revision of the last leader settings change (0 when never set).
+	Leader                 string
+	LeaderSettingsRevision int64
+}
+
+// ReadAgentApplication reads an application with its leadership in one round trip (its
+// charm's options come from a cache).
+func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*AgentApplication, error) {
 	resp, err := s.kv.Txn(ctx).Then(
-		clientv3.OpGet(leaseKey(uuid, app)), clientv3.OpGet(leaderSettingsKey(uuid, app), clientv3.WithKeysOnly()),
+		clientv3.OpGet(applicationKey(uuid, name)), clientv3.OpGet(leaseKey(uuid, name)),
+		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()),
 	).Commit()
 	if err != nil {
-		return "", 0, fmt.Errorf("reading leadership of %q: %w", app, err)
+		return nil, fmt.Errorf("reading application %q: %w", name, err)
 	}
-	var leader string
-	var rev int64
-	if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) > 0 {
-		leader = string(kvs[0].Value)
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return nil, apierr.Errorf(apierr.NotFound, "application %q not found", name)
+	}
+	out := &AgentApplication{Application: &storepb.Application{}}
+	if err := proto.Unmarshal(kvs[0].Value, out.Application); err != nil {
+		return nil, fmt.Errorf("decoding application %q: %w", name, err)
 	}
 	if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
-		rev = kvs[0].ModRevision
+		out.Leader = string(kvs[0].Value)
 	}
-	return leader, rev, nil
+	if kvs := resp.Responses[2].GetResponseRange().GetKvs(); len(kvs) > 0 {
+		out.LeaderSettingsRevision = kvs[0].ModRevision
+	}
+	cfg, err := s.applicationCharmConfig(ctx, uuid, out.Application)
+	if err != nil {
+		return nil, err
+	}
+	if out.ConfigJSON, err = AgentConfigJSON(cfg, out.Application); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // LeaderSettings returns an application's leader settings (leader-get) and the store revision

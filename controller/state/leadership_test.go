@@ -207,9 +207,9 @@ func TestLeaderSettingsOnlyByLeader(t *testing.T) {
 	if fmt.Sprint(values) != "map[k:v]" || next <= rev {
 		t.Fatalf("after delete: %v %d", values, next)
 	}
-	leader, lrev, err := st.ApplicationLeadership(ctx, uuid, "wordpress")
-	if err != nil || leader != units[0] || lrev != next {
-		t.Fatalf("application leadership: %q %d %v", leader, lrev, err)
+	app, err := st.ReadAgentApplication(ctx, uuid, "wordpress")
+	if err != nil || app.Leader != units[0] || app.LeaderSettingsRevision != next {
+		t.Fatalf("application leadership: %v %v", app, err)
 	}
 	// Its lease gone, the old leader may no longer write.
 	revokeLease(t, uuid, "wordpress")

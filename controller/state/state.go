@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -24,6 +25,10 @@ import (
 type State struct {
 	kv  *clientv3.Client
 	now func() time.Time
+	// charmConfigs caches parsed config.yaml by model and charm URL: a stored charm never
+	// changes (every upload is a new revision), and unit agents read their config on every
+	// wake-up.
+	charmConfigs sync.Map
 }
 
 // New wraps an etcd client.
