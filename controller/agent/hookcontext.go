@@ -56,7 +56,10 @@ func (c *hookContext) relationID(ref string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("invalid relation id %q", ref)
 	}
-	if c.snap.relation(id) == nil && c.a.st.Relations[id] == nil {
+	c.a.mu.Lock()
+	known := c.a.st.Relations[id] != nil
+	c.a.mu.Unlock()
+	if c.snap.relation(id) == nil && !known {
 		return 0, fmt.Errorf("relation %q not found", ref)
 	}
 	return id, nil
@@ -64,11 +67,13 @@ func (c *hookContext) relationID(ref string) (int64, error) {
 
 func (c *hookContext) RelationIDs(_ context.Context, endpoint string) ([]string, error) {
 	var ids []int64
+	c.a.mu.Lock()
 	for _, r := range c.snap.rels {
 		if r.Endpoint == endpoint && (r.InScope || c.a.st.Relations[r.Id] != nil) {
 			ids = append(ids, r.Id)
 		}
 	}
+	c.a.mu.Unlock()
 	if c.hook.relation() && c.hook.Endpoint == endpoint && !slices.Contains(ids, c.hook.RelationID) {
 		ids = append(ids, c.hook.RelationID) // a broken hook's relation may be gone already
 	}
@@ -88,6 +93,8 @@ func (c *hookContext) RelationUnits(_ context.Context, ref string) ([]string, er
 	if c.hook.Kind == hookBroken && c.hook.RelationID == id {
 		return nil, nil
 	}
+	c.a.mu.Lock()
+	defer c.a.mu.Unlock()
 	return c.a.st.knownUnits(id, c.hook, c.snap), nil
 }
 
@@ -111,7 +118,11 @@ func (c *hookContext) RelationSet(ctx context.Context, ref string, values map[st
 	if c.hook.RelationID == id && (c.hook.Kind == hookDeparted || c.hook.Kind == hookBroken) {
 		return fmt.Errorf("cannot write relation settings in the %q hook: the relation is departing", c.hook.Name())
 	}
-	if rs := c.a.st.Relations[id]; rs != nil && rs.Broken {
+	c.a.mu.Lock()
+	rs := c.a.st.Relations[id]
+	broken := rs != nil && rs.Broken
+	c.a.mu.Unlock()
+	if broken {
 		return fmt.Errorf("cannot write relation settings: relation %q is broken", ref)
 	}
 	_, err = c.a.c.SetRelationSettings(ctx, c.a.conf.Model, c.a.conf.ID, id, values)
@@ -132,8 +143,10 @@ func (c *hookContext) StatusSet(ctx context.Context, application bool, st, messa
 	if err := c.a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: c.a.conf.Model, Id: c.a.conf.ID, WorkloadStatus: info}); err != nil {
 		return err
 	}
+	c.a.mu.Lock()
 	c.a.st.CharmStatus = true
 	c.a.workload = info
+	c.a.mu.Unlock()
 	return nil
 }
 
@@ -141,7 +154,10 @@ func (c *hookContext) StatusGet(ctx context.Context, application bool) (string, 
 	if application {
 		return "", "", fmt.Errorf("the application status is not readable by units")
 	}
-	if w := c.a.workload; w != nil {
+	c.a.mu.Lock()
+	w := c.a.workload
+	c.a.mu.Unlock()
+	if w != nil {
 		return w.Status, w.Message, nil
 	}
 	u, err := c.a.c.GetUnit(ctx, c.a.conf.Model, c.a.conf.ID)

@@ -3,8 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -136,10 +134,4 @@ func (a *unitAgent) hookEnv(h *hookSpec, contextID string) []string {
 		}
 	}
 	return env
-}
-
-func newContextID(unit string) string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return unit + "-" + hex.EncodeToString(b)
 }

@@ -53,6 +53,7 @@ type unitAgent struct {
 	workload  *pb.StatusInfo
 	principal string
 	leader    bool
+	claimed   time.Time // when the lease was last claimed or extended
 	// executing: the agent status says a hook runs; idle is due when the pass ends.
 	executing bool
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
@@ -220,12 +221,6 @@ func (a *unitAgent) handle(ctx context.Context) error {
 		} else if err != nil {
 			return err
 		}
-		if next.hook == nil {
-			// Scopes changed: read again, to see the new counterparts (or none).
-			if snap, err = a.read(ctx); err != nil {
-				return err
-			}
-		}
 	}
 	if a.dirty {
 		if err := a.record(func(*uniterState) {}); err != nil {
@@ -278,7 +273,11 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
 	}
-	if u.Life == string(life.Alive) && app != nil && (app.Leader == "" || app.Leader == a.conf.ID) {
+	// Claim when nobody leads; as the leader, extend only once a quarter of the lease has gone
+	// (the lease ticker wakes the agent every third), not on every wake-up.
+	renew := app != nil && app.Leader == a.conf.ID && (!a.leader || time.Since(a.claimed) >= leaseSeconds*time.Second/4)
+	if u.Life == string(life.Alive) && app != nil && (app.Leader == "" || renew) {
+		a.claimed = time.Now()
 		resp, err := a.c.ClaimLeadership(ctx, a.conf.Model, a.conf.ID, leaseSeconds)
 		if err != nil && !errors.Is(err, apierr.NotAlive) {
 			return nil, fmt.Errorf("unit %s: claiming leadership: %w", a.conf.ID, err)
@@ -288,17 +287,19 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 			a.log.write("INFO", "juju.worker.uniter", "this unit is now the leader of "+u.Application)
 		}
 		a.leader = held
-	} else if app == nil || app.Leader != a.conf.ID {
-		a.leader = false
+	} else {
+		a.leader = app != nil && app.Leader == a.conf.ID
 	}
 	if !a.leader && a.st.LeaderElected {
 		a.mu.Lock()
 		a.st.LeaderElected = false // a later term runs leader-elected again
 		a.mu.Unlock()
 	}
+	a.mu.Lock()
 	if a.workload == nil {
 		a.workload = u.WorkloadStatus
 	}
+	a.mu.Unlock()
 	if app == nil {
 		app = &pb.AgentApplication{Name: u.Application, Life: string(life.Dead)}
 	}
@@ -327,6 +328,9 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 			return fmt.Errorf("unit %s: entering relation %d: %w", a.conf.ID, s.enter.Id, err)
 		}
 		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("joined relation %d (%s)", s.enter.Id, s.enter.Key))
+		// The counterparts come with the next read: the relations' watch is re-armed for
+		// this one, and re-arming reads again.
+		s.enter.InScope = true
 		return a.record(func(st *uniterState) { st.Relations[s.enter.Id] = newRelationState(s.enter) })
 	case s.leave:
 		// The last one out removes the relation (L-R4).
@@ -334,6 +338,9 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 			return fmt.Errorf("unit %s: leaving relation %d: %w", a.conf.ID, s.id, err)
 		}
 		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("left relation %d", s.id))
+		if r := snap.relation(s.id); r != nil {
+			r.InScope = false
+		}
 		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
 	case s.forget:
 		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
@@ -358,7 +365,7 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 	if err := a.beforeHook(ctx, h); err != nil {
 		return err
 	}
-	id := newContextID(a.conf.ID)
+	id := hooktool.NewContextID() // unguessable: only the hook's environment holds it
 	a.tools.Register(id, &hookContext{a: a, hook: h, snap: snap})
 	err := a.execHook(ctx, h, a.hookEnv(h, id))
 	a.tools.Unregister(id)
@@ -413,9 +420,12 @@ func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
 // afterHook: start leaves the workload "unknown" unless the charm said otherwise; remove ends
 // in "terminated" (juju-cli.md §4).
 func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
+	a.mu.Lock()
+	charmStatus := a.st.CharmStatus
+	a.mu.Unlock()
 	var w *pb.StatusInfo
 	switch {
-	case h.Kind == hookStart && !a.st.CharmStatus:
+	case h.Kind == hookStart && !charmStatus:
 		w = &pb.StatusInfo{Status: string(status.Unknown)}
 	case h.Kind == hookRemove:
 		w = &pb.StatusInfo{Status: string(status.Terminated)}

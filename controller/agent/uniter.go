@@ -41,7 +41,8 @@ type hookSpec struct {
 	RemoteEndpoint string `json:"remote-endpoint,omitempty"`
 }
 
-func (h *hookSpec) relation() bool { return h.RelationID != 0 || h.Endpoint != "" }
+// relation: a relation hook (relation ids start at 0, so the endpoint tells).
+func (h *hookSpec) relation() bool { return h.Endpoint != "" }
 
 // Name is the hook's file name under hooks/.
 func (h *hookSpec) Name() string {
