@@ -241,9 +241,20 @@ func (c *Client) GetApplication(ctx context.Context, model, name string) (*jujup
 	return invoke(ctx, c, c.agent.GetApplication, &jujupb.AgentEntity{Model: c.model(model), Id: name})
 }
 
-// UnitRelations lists the relations that concern a unit, with its scope membership.
+// UnitRelations lists the relations that concern a unit, with its scope membership and the
+// members of every relation it is in scope of.
 func (c *Client) UnitRelations(ctx context.Context, model, unit string) ([]*jujupb.AgentRelation, error) {
-	resp, err := invoke(ctx, c, c.agent.UnitRelations, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+	return c.unitRelations(ctx, &jujupb.UnitRelationsRequest{Model: c.model(model), Unit: unit, AllMembers: true})
+}
+
+// UnitRelationsObserving is UnitRelations listing members only for relations of these
+// endpoints (an agent: those its charm has hooks for).
+func (c *Client) UnitRelationsObserving(ctx context.Context, model, unit string, endpoints []string) ([]*jujupb.AgentRelation, error) {
+	return c.unitRelations(ctx, &jujupb.UnitRelationsRequest{Model: c.model(model), Unit: unit, MemberEndpoints: endpoints})
+}
+
+func (c *Client) unitRelations(ctx context.Context, req *jujupb.UnitRelationsRequest) ([]*jujupb.AgentRelation, error) {
+	resp, err := invoke(ctx, c, c.agent.UnitRelations, req)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (c *hookContext) RelationIDs(_ context.Context, endpoint string) ([]string,
 	return out, nil
 }
 
-func (c *hookContext) RelationUnits(_ context.Context, ref string) ([]string, error) {
+func (c *hookContext) RelationUnits(ctx context.Context, ref string) ([]string, error) {
 	id, err := c.relationID(ref)
 	if err != nil {
 		return nil, err
@@ -93,9 +93,20 @@ func (c *hookContext) RelationUnits(_ context.Context, ref string) ([]string, er
 	if c.hook.Kind == hookBroken && c.hook.RelationID == id {
 		return nil, nil
 	}
+	snap := c.snap
+	if r := snap.relation(id); r != nil && snap.passive(r.Endpoint) {
+		// The agent does not read a passive relation's members on every wake-up: read them now.
+		rels, err := c.a.c.UnitRelationsObserving(ctx, c.a.conf.Model, c.a.conf.ID, []string{r.Endpoint})
+		if err != nil {
+			return nil, err
+		}
+		fresh := *snap
+		fresh.rels = rels
+		snap = &fresh
+	}
 	c.a.mu.Lock()
 	defer c.a.mu.Unlock()
-	return c.a.st.knownUnits(id, c.hook, c.snap), nil
+	return c.a.st.knownUnits(id, c.hook, snap), nil
 }
 
 func (c *hookContext) RelationGet(ctx context.Context, ref, unit string) (map[string]string, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +60,9 @@ type unitAgent struct {
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
 	dirty bool
 	hooks map[string]bool
+	// observed: the endpoints the charm has relation hooks for, the only ones whose members
+	// the agent reads on every wake-up (the others are passive, see snapshot.passive).
+	observed []string
 
 	// The subordinates' watch, re-armed when the set of subordinates changes.
 	subNames   []string
@@ -222,30 +226,38 @@ func (a *unitAgent) handle(ctx context.Context) error {
 			return err
 		}
 	}
-	if a.dirty {
-		if err := a.record(func(*uniterState) {}); err != nil {
-			return err
-		}
-	}
 	if err := a.idle(ctx); err != nil {
 		return err
 	}
 	if err := a.tendSubordinates(ctx, snap.unit); err != nil {
 		return err
 	}
-	if snap.alive() || !(a.st.Removed || !a.st.Installed) || len(a.st.Relations) > 0 {
-		return nil
+	if !snap.alive() && (a.st.Removed || !a.st.Installed) && len(a.st.Relations) == 0 {
+		// L-U2, L-U4: dead once out of every scope and rid of every subordinate.
+		l, err := a.c.EnsureUnitDead(ctx, a.conf.Model, a.conf.ID)
+		if err != nil {
+			return fmt.Errorf("unit %s: %w", a.conf.ID, err)
+		}
+		if l == string(life.Dead) {
+			a.log.write("INFO", "juju.worker.uniter", "unit is dead")
+			return errStop // its record goes with its directory: not worth writing
+		}
 	}
-	// L-U2, L-U4: dead once out of every scope and rid of every subordinate.
-	l, err := a.c.EnsureUnitDead(ctx, a.conf.Model, a.conf.ID)
-	if err != nil {
-		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
-	}
-	if l == string(life.Dead) {
-		a.log.write("INFO", "juju.worker.uniter", "unit is dead")
-		return errStop
+	if a.dirty {
+		return a.record(func(*uniterState) {})
 	}
 	return nil
+}
+
+// remember changes the local record without writing it: for changes that cost nothing to
+// redo if lost (hooks the charm lacks, scope moves, which the store records anyway, L-R6).
+// The pass writes them once at its end, with the next hook that runs, or not at all when the
+// unit is dead by then.
+func (a *unitAgent) remember(change func(*uniterState)) {
+	a.mu.Lock()
+	change(a.st)
+	a.dirty = true
+	a.mu.Unlock()
 }
 
 // read takes the unit's snapshot: the unit, its application, its relations, and whether it
@@ -269,7 +281,7 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	if err := a.followToDying(ctx, u, app); err != nil {
 		return nil, err
 	}
-	rels, err := a.c.UnitRelations(ctx, a.conf.Model, a.conf.ID)
+	rels, err := a.c.UnitRelationsObserving(ctx, a.conf.Model, a.conf.ID, a.observed)
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
 	}
@@ -331,7 +343,7 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 		// The counterparts come with the next read: the relations' watch is re-armed for
 		// this one, and re-arming reads again.
 		s.enter.InScope = true
-		return a.record(func(st *uniterState) { st.Relations[s.enter.Id] = newRelationState(s.enter) })
+		a.remember(func(st *uniterState) { st.Relations[s.enter.Id] = newRelationState(s.enter) })
 	case s.leave:
 		// The last one out removes the relation (L-R4).
 		if err := a.c.LeaveScope(ctx, a.conf.Model, a.conf.ID, s.id); err != nil && !errors.Is(err, apierr.NotFound) {
@@ -341,9 +353,9 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 		if r := snap.relation(s.id); r != nil {
 			r.InScope = false
 		}
-		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
+		a.remember(func(st *uniterState) { delete(st.Relations, s.id) })
 	case s.forget:
-		return a.record(func(st *uniterState) { delete(st.Relations, s.id) })
+		a.remember(func(st *uniterState) { delete(st.Relations, s.id) })
 	}
 	return nil
 }
@@ -377,31 +389,29 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 		return err
 	}
 	if errors.Is(err, errHookMissing) {
-		// Nothing ran, so nothing is lost if this is forgotten: written with the next hook
-		// that runs, or at the end of the pass.
-		a.mu.Lock()
-		a.st.commit(h)
-		a.dirty = true
-		a.mu.Unlock()
+		a.remember(func(st *uniterState) { st.commit(h) }) // nothing ran: nothing lost if forgotten
 	} else if err := a.record(func(st *uniterState) { st.commit(h) }); err != nil {
 		return err
 	}
 	return a.afterHook(ctx, h)
 }
 
-// beforeHook sets the statuses a hook runs under: the agent executing it (only when the charm
-// has the hook), and the workload steps Juju shows for install, stop and remove.
+// beforeHook sets the statuses a hook runs under: the agent executing it, and the workload
+// steps Juju shows for install, stop and remove. Only install's is written when the charm
+// lacks the hook (it also records the unit's address): the others would show a step that
+// takes no time, at the cost of a write per unit in a thousand-unit removal.
 func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
 	req := &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID}
-	switch h.Kind {
-	case hookInstall:
+	has := a.hooks[h.Name()]
+	switch {
+	case h.Kind == hookInstall:
 		req.WorkloadStatus, req.PublicAddress = installingStatus, unitAddress
-	case hookStop:
+	case h.Kind == hookStop && has:
 		req.WorkloadStatus = stoppingStatus
-	case hookRemove:
+	case h.Kind == hookRemove && has:
 		req.WorkloadStatus = cleaningStatus
 	}
-	if a.hooks[h.Name()] || req.WorkloadStatus != nil {
+	if has || req.WorkloadStatus != nil {
 		req.AgentStatus = &pb.StatusInfo{Status: string(status.Executing), Message: "running " + h.Name() + " hook"}
 		a.executing = true
 	}
@@ -432,7 +442,12 @@ func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
 	default:
 		return nil
 	}
-	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: w}); err != nil {
+	req := &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: w}
+	if h.Kind == hookRemove && a.executing {
+		// Nothing runs after remove: the pass's idle goes in the same write.
+		req.AgentStatus, a.executing = &pb.StatusInfo{Status: string(status.Idle)}, false
+	}
+	if err := a.c.SetUnitStatus(ctx, req); err != nil {
 		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
 	}
 	a.setWorkload(w)
@@ -446,8 +461,12 @@ func (a *unitAgent) readHooks() error {
 		return fmt.Errorf("reading the charm's hooks: %w", err)
 	}
 	a.hooks = map[string]bool{}
+	a.observed = []string{} // not nil: the agent never asks for every relation's members
 	for _, e := range entries {
 		a.hooks[e.Name()] = true
+		if endpoint, _, ok := strings.Cut(e.Name(), "-relation-"); ok && !slices.Contains(a.observed, endpoint) {
+			a.observed = append(a.observed, endpoint)
+		}
 	}
 	return nil
 }

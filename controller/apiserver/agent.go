@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -107,12 +108,13 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision}, nil
 }
 
-func (s *agentServer) UnitRelations(ctx context.Context, req *pb.AgentEntity) (*pb.AgentRelations, error) {
-	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
 	if err != nil {
 		return nil, err
 	}
-	rels, err := s.st.UnitRelations(ctx, uuid, req.Id)
+	membersOf := func(endpoint string) bool { return req.AllMembers || slices.Contains(req.MemberEndpoints, endpoint) }
+	rels, err := s.st.UnitRelations(ctx, uuid, req.Unit, membersOf)
 	if err != nil {
 		return nil, err
 	}

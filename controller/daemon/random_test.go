@@ -310,7 +310,7 @@ func unsettledUnits(ctx context.Context, c *client.Client, st *state.State, uuid
 				out = append(out, u.Name+" is "+u.AgentStatus.GetStatus())
 				continue
 			}
-			rels, err := st.UnitRelations(ctx, uuid, u.Name)
+			rels, err := st.UnitRelations(ctx, uuid, u.Name, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -612,9 +612,9 @@ type UnitRelation struct {
 }
 
 // UnitRelations lists the relations of a unit's application, with the unit's membership as
-// recorded in the store (L-R6) and, for each relation it is in scope of, the members it
-// observes; all as of one store revision.
-func (s *State) UnitRelations(ctx context.Context, uuid, unitName string) ([]UnitRelation, error) {
+// recorded in the store (L-R6) and, for each relation it is in scope of whose endpoint
+// membersOf accepts (nil: every one), the members it observes; all as of one store revision.
+func (s *State) UnitRelations(ctx context.Context, uuid, unitName string, membersOf func(endpoint string) bool) ([]UnitRelation, error) {
 	resp, err := s.kv.Txn(ctx).Then(
 		clientv3.OpGet(unitKey(uuid, unitName)), clientv3.OpGet(ModelPrefix(uuid)+"relations/", clientv3.WithPrefix()),
 	).Commit()
@@ -638,7 +638,7 @@ func (s *State) UnitRelations(ctx context.Context, uuid, unitName string) ([]Uni
 		rels = append(rels, rel)
 	}
 	out := unitRelations(u, rels)
-	if err := s.addMembers(ctx, uuid, resp.Header.Revision, u, out); err != nil {
+	if err := s.addMembers(ctx, uuid, resp.Header.Revision, u, out, membersOf); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -126,12 +126,12 @@ func observes(u *storepb.Unit, own *storepb.Endpoint, otherApp, other string) bo
 // settings of each are read with range reads (keys only: the revisions are what matters), all
 // in one read-only transaction at rev, so they agree with each other and with u: never one read
 // per member. A container-scoped relation reads only the keys of the units beside u.
-func (s *State) addMembers(ctx context.Context, uuid string, rev int64, u *storepb.Unit, rels []UnitRelation) error {
+func (s *State) addMembers(ctx context.Context, uuid string, rev int64, u *storepb.Unit, rels []UnitRelation, membersOf func(string) bool) error {
 	var ops []clientv3.Op
 	type span struct{ rel, scopes, settings int }
 	var spans []span
 	for i, ur := range rels {
-		if !ur.InScope {
+		if !ur.InScope || (membersOf != nil && !membersOf(ur.Own.Name)) {
 			continue
 		}
 		sp := span{rel: i, scopes: len(ops)}

@@ -108,7 +108,7 @@ func TestSettingsReadableAfterLeavingScope_LR3(t *testing.T) {
 // members returns unit's members in relation rel as "unit@rev" strings, and the revisions.
 func members(t *testing.T, uuid, unit string, rel int64) ([]string, map[string]int64) {
 	t.Helper()
-	rels, err := st.UnitRelations(context.Background(), uuid, unit)
+	rels, err := st.UnitRelations(context.Background(), uuid, unit, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

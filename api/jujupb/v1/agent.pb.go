@@ -1659,6 +1659,77 @@ func (x *SetApplicationVersionRequest) GetVersion() string {
 	return ""
 }
 
+type UnitRelationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	// Members are listed only for relations of these endpoints (or of every endpoint with
+	// all_members): listing a relation's members reads every member's records, and an agent
+	// needs them only for endpoints its charm has hooks for.
+	MemberEndpoints []string `protobuf:"bytes,3,rep,name=member_endpoints,json=memberEndpoints,proto3" json:"member_endpoints,omitempty"`
+	AllMembers      bool     `protobuf:"varint,4,opt,name=all_members,json=allMembers,proto3" json:"all_members,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UnitRelationsRequest) Reset() {
+	*x = UnitRelationsRequest{}
+	mi := &file_agent_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnitRelationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnitRelationsRequest) ProtoMessage() {}
+
+func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnitRelationsRequest.ProtoReflect.Descriptor instead.
+func (*UnitRelationsRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *UnitRelationsRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *UnitRelationsRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *UnitRelationsRequest) GetMemberEndpoints() []string {
+	if x != nil {
+		return x.MemberEndpoints
+	}
+	return nil
+}
+
+func (x *UnitRelationsRequest) GetAllMembers() bool {
+	if x != nil {
+		return x.AllMembers
+	}
+	return false
+}
+
 type AgentRelations struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Relations     []*AgentRelation       `protobuf:"bytes,1,rep,name=relations,proto3" json:"relations,omitempty"`
@@ -1668,7 +1739,7 @@ type AgentRelations struct {
 
 func (x *AgentRelations) Reset() {
 	*x = AgentRelations{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1751,7 @@ func (x *AgentRelations) String() string {
 func (*AgentRelations) ProtoMessage() {}
 
 func (x *AgentRelations) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1764,7 @@ func (x *AgentRelations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
 func (*AgentRelations) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AgentRelations) GetRelations() []*AgentRelation {
@@ -1716,7 +1787,7 @@ type ScopeRequest struct {
 
 func (x *ScopeRequest) Reset() {
 	*x = ScopeRequest{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1799,7 @@ func (x *ScopeRequest) String() string {
 func (*ScopeRequest) ProtoMessage() {}
 
 func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1812,7 @@ func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
 func (*ScopeRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ScopeRequest) GetModel() string {
@@ -1784,7 +1855,7 @@ type ScopeResponse struct {
 
 func (x *ScopeResponse) Reset() {
 	*x = ScopeResponse{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +1867,7 @@ func (x *ScopeResponse) String() string {
 func (*ScopeResponse) ProtoMessage() {}
 
 func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +1880,7 @@ func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
 func (*ScopeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ScopeResponse) GetSubordinate() string {
@@ -1836,7 +1907,7 @@ type LifeResponse struct {
 
 func (x *LifeResponse) Reset() {
 	*x = LifeResponse{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1919,7 @@ func (x *LifeResponse) String() string {
 func (*LifeResponse) ProtoMessage() {}
 
 func (x *LifeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1932,7 @@ func (x *LifeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
 func (*LifeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LifeResponse) GetLife() string {
@@ -2009,7 +2080,13 @@ const file_agent_proto_rawDesc = "" +
 	"\x1cSetApplicationVersionRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\tR\aversion\"F\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\"\x8c\x01\n" +
+	"\x14UnitRelationsRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12)\n" +
+	"\x10member_endpoints\x18\x03 \x03(\tR\x0fmemberEndpoints\x12\x1f\n" +
+	"\vall_members\x18\x04 \x01(\bR\n" +
+	"allMembers\"F\n" +
 	"\x0eAgentRelations\x124\n" +
 	"\trelations\x18\x01 \x03(\v2\x16.juju.v1.AgentRelationR\trelations\"\xd7\x01\n" +
 	"\fScopeRequest\x12\x14\n" +
@@ -2025,7 +2102,7 @@ const file_agent_proto_rawDesc = "" +
 	"\vsubordinate\x18\x01 \x01(\tR\vsubordinate\x12\x19\n" +
 	"\bin_scope\x18\x02 \x01(\bR\ainScope\"\"\n" +
 	"\fLifeResponse\x12\x12\n" +
-	"\x04life\x18\x01 \x01(\tR\x04life2\xc2\r\n" +
+	"\x04life\x18\x01 \x01(\tR\x04life2\xcb\r\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -2035,8 +2112,8 @@ const file_agent_proto_rawDesc = "" +
 	"\x0fSetUnitPassword\x12\x1b.juju.v1.SetPasswordRequest\x1a\x1c.juju.v1.SetPasswordResponse\x12J\n" +
 	"\rSetUnitStatus\x12\x1d.juju.v1.SetUnitStatusRequest\x1a\x1a.juju.v1.SetStatusResponse\x12;\n" +
 	"\x0fGetCharmArchive\x12\x11.juju.v1.CharmRef\x1a\x15.juju.v1.CharmArchive\x12A\n" +
-	"\x0eGetApplication\x12\x14.juju.v1.AgentEntity\x1a\x19.juju.v1.AgentApplication\x12>\n" +
-	"\rUnitRelations\x12\x14.juju.v1.AgentEntity\x1a\x17.juju.v1.AgentRelations\x12;\n" +
+	"\x0eGetApplication\x12\x14.juju.v1.AgentEntity\x1a\x19.juju.v1.AgentApplication\x12G\n" +
+	"\rUnitRelations\x12\x1d.juju.v1.UnitRelationsRequest\x1a\x17.juju.v1.AgentRelations\x12;\n" +
 	"\n" +
 	"EnterScope\x12\x15.juju.v1.ScopeRequest\x1a\x16.juju.v1.ScopeResponse\x12;\n" +
 	"\n" +
@@ -2068,7 +2145,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_agent_proto_goTypes = []any{
 	(*AgentEntity)(nil),                  // 0: juju.v1.AgentEntity
 	(*AgentMachine)(nil),                 // 1: juju.v1.AgentMachine
@@ -2096,33 +2173,34 @@ var file_agent_proto_goTypes = []any{
 	(*SetUnitPortsRequest)(nil),          // 23: juju.v1.SetUnitPortsRequest
 	(*SetUnitPortsResponse)(nil),         // 24: juju.v1.SetUnitPortsResponse
 	(*SetApplicationVersionRequest)(nil), // 25: juju.v1.SetApplicationVersionRequest
-	(*AgentRelations)(nil),               // 26: juju.v1.AgentRelations
-	(*ScopeRequest)(nil),                 // 27: juju.v1.ScopeRequest
-	(*ScopeResponse)(nil),                // 28: juju.v1.ScopeResponse
-	(*LifeResponse)(nil),                 // 29: juju.v1.LifeResponse
-	nil,                                  // 30: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 31: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 32: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 33: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 34: juju.v1.ScopeRequest.SettingsEntry
-	(*Base)(nil),                         // 35: juju.v1.Base
-	(*StatusInfo)(nil),                   // 36: juju.v1.StatusInfo
+	(*UnitRelationsRequest)(nil),         // 26: juju.v1.UnitRelationsRequest
+	(*AgentRelations)(nil),               // 27: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),                 // 28: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),                // 29: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),                 // 30: juju.v1.LifeResponse
+	nil,                                  // 31: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 32: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 33: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 34: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 35: juju.v1.ScopeRequest.SettingsEntry
+	(*Base)(nil),                         // 36: juju.v1.Base
+	(*StatusInfo)(nil),                   // 37: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	35, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	36, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	36, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	36, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	37, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	37, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	2,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	36, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	36, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	36, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	37, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	37, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	37, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
 	13, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	30, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	31, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	32, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	33, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	31, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	32, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	33, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	34, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
 	12, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	34, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	35, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
 	0,  // 14: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
 	4,  // 15: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
 	0,  // 16: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
@@ -2131,9 +2209,9 @@ var file_agent_proto_depIdxs = []int32{
 	8,  // 19: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
 	9,  // 20: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
 	0,  // 21: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	0,  // 22: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.AgentEntity
-	27, // 23: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	27, // 24: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	26, // 22: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	28, // 23: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	28, // 24: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
 	0,  // 25: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
 	0,  // 26: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
 	0,  // 27: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
@@ -2155,13 +2233,13 @@ var file_agent_proto_depIdxs = []int32{
 	5,  // 43: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
 	10, // 44: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
 	11, // 45: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	26, // 46: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	28, // 47: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	28, // 48: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	29, // 49: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	29, // 50: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	29, // 51: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	29, // 52: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	27, // 46: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	29, // 47: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	29, // 48: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	30, // 49: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	30, // 50: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	30, // 51: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	30, // 52: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
 	15, // 53: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
 	17, // 54: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
 	19, // 55: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
@@ -2190,7 +2268,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -67,7 +67,7 @@ type AgentServiceClient interface {
 	GetApplication(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentApplication, error)
 	// UnitRelations lists the relations of a unit's application that concern the unit, with its
 	// scope membership as recorded in the store (L-R6).
-	UnitRelations(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentRelations, error)
+	UnitRelations(ctx context.Context, in *UnitRelationsRequest, opts ...grpc.CallOption) (*AgentRelations, error)
 	// EnterScope writes the unit's settings and enters a relation's scope (L-R2); a principal
 	// entering a container-scoped relation creates its subordinate (L-D7).
 	EnterScope(ctx context.Context, in *ScopeRequest, opts ...grpc.CallOption) (*ScopeResponse, error)
@@ -196,7 +196,7 @@ func (c *agentServiceClient) GetApplication(ctx context.Context, in *AgentEntity
 	return out, nil
 }
 
-func (c *agentServiceClient) UnitRelations(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentRelations, error) {
+func (c *agentServiceClient) UnitRelations(ctx context.Context, in *UnitRelationsRequest, opts ...grpc.CallOption) (*AgentRelations, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AgentRelations)
 	err := c.cc.Invoke(ctx, AgentService_UnitRelations_FullMethodName, in, out, cOpts...)
@@ -378,7 +378,7 @@ type AgentServiceServer interface {
 	GetApplication(context.Context, *AgentEntity) (*AgentApplication, error)
 	// UnitRelations lists the relations of a unit's application that concern the unit, with its
 	// scope membership as recorded in the store (L-R6).
-	UnitRelations(context.Context, *AgentEntity) (*AgentRelations, error)
+	UnitRelations(context.Context, *UnitRelationsRequest) (*AgentRelations, error)
 	// EnterScope writes the unit's settings and enters a relation's scope (L-R2); a principal
 	// entering a container-scoped relation creates its subordinate (L-D7).
 	EnterScope(context.Context, *ScopeRequest) (*ScopeResponse, error)
@@ -451,7 +451,7 @@ func (UnimplementedAgentServiceServer) GetCharmArchive(context.Context, *CharmRe
 func (UnimplementedAgentServiceServer) GetApplication(context.Context, *AgentEntity) (*AgentApplication, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetApplication not implemented")
 }
-func (UnimplementedAgentServiceServer) UnitRelations(context.Context, *AgentEntity) (*AgentRelations, error) {
+func (UnimplementedAgentServiceServer) UnitRelations(context.Context, *UnitRelationsRequest) (*AgentRelations, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UnitRelations not implemented")
 }
 func (UnimplementedAgentServiceServer) EnterScope(context.Context, *ScopeRequest) (*ScopeResponse, error) {
@@ -665,7 +665,7 @@ func _AgentService_GetApplication_Handler(srv interface{}, ctx context.Context, 
 }
 
 func _AgentService_UnitRelations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(AgentEntity)
+	in := new(UnitRelationsRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -677,7 +677,7 @@ func _AgentService_UnitRelations_Handler(srv interface{}, ctx context.Context, d
 		FullMethod: AgentService_UnitRelations_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(AgentServiceServer).UnitRelations(ctx, req.(*AgentEntity))
+		return srv.(AgentServiceServer).UnitRelations(ctx, req.(*UnitRelationsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
