@@ -175,8 +175,10 @@ func waitRun(ctx context.Context, opts *waitOptions) error {
 	defer cancel()
 	var last *entity
 	// fail explains err: our own deadline passing is the timeout, anything else is passed on.
+	// A call can fail with the deadline a moment before ctx reports it, so err counts too.
 	fail := func(err error, doing string) error {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)
+		if timedOut && parent.Err() == nil {
 			return timeoutError(opts, last)
 		}
 		if parent.Err() != nil {
