@@ -52,7 +52,9 @@ func measureCharms() error {
 	notes = append(notes, "Charms: the sample charms run their real hooks (POSIX sh calling the hook tools, each tool a jujud process "+
 		"talking to its unit agent over a local socket). mysql runs db-relation-joined once per wordpress unit, one at a time; every wordpress "+
 		"unit runs install, leader-elected (one of them), config-changed, start, db-relation-joined and db-relation-changed. Hooks are counted "+
-		"from the model log (`running \"<hook>\" hook` records).")
+		"from the model log (`running \"<hook>\" hook` records). Over its 10 s budget on this machine: each hook tool call is a jujud "+
+		"process that spends about 9 ms initialising the packages jujud links (embedded etcd, gRPC, Prometheus; GODEBUG=inittrace=1), "+
+		"about 2,400 calls per run on 2 cores, with mysql/0's 100 joined hooks one after another on the critical path.")
 	return nil
 }
 
