@@ -13,6 +13,7 @@ build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/juju ./cmd/juju
 	$(GO) build -trimpath -o $(BIN)/jujud ./cmd/jujud
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/jujuc ./cmd/jujuc
 
 proto-tools:
 	@mkdir -p $(TOOLS)

@@ -156,6 +156,13 @@ func TestCharmsJourney(t *testing.T) {
 	if u, _ := s.unit("mysql/0"); len(u.OpenPorts) != 1 || u.OpenPorts[0] != "3306/tcp" || !u.Leader {
 		t.Errorf("mysql/0: ports %v leader %v", u.OpenPorts, u.Leader)
 	}
+	// The hook tools those hooks called are links to jujuc, which starts in a fifth of jujud's time.
+	links, _ := filepath.Glob(filepath.Join(e.data, "controllers", "local", "instances", "*", "units", "unit-mysql-0", "tools", "relation-set"))
+	if len(links) != 1 {
+		t.Errorf("mysql/0's relation-set tool: found %v", links)
+	} else if target, err := os.Readlink(links[0]); err != nil || target != filepath.Join(e.bin, "jujuc") {
+		t.Errorf("mysql/0's relation-set links to %q (%v), want %s", target, err, filepath.Join(e.bin, "jujuc"))
+	}
 	tab := e.ok("status").stdout
 	for _, want := range []string{"mysql/0*", "3306/tcp", "80/tcp", "serving with database", "8.0.36"} {
 		if !strings.Contains(tab, want) {

@@ -23,7 +23,7 @@ type env struct {
 	data string
 }
 
-// build compiles both binaries once into a temporary bin directory.
+// build compiles the binaries once into a temporary bin directory.
 func build(t *testing.T) *env {
 	t.Helper()
 	root, err := filepath.Abs("..")
@@ -31,7 +31,7 @@ func build(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	for _, cmd := range []string{"juju", "jujud"} {
+	for _, cmd := range []string{"juju", "jujud", "jujuc"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
 		build.Dir = root
 		out, err := build.CombinedOutput()

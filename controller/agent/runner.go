@@ -28,8 +28,8 @@ type Runner struct {
 
 // RunnerConfig is what unit agents need to run hooks.
 type RunnerConfig struct {
-	// ToolsBinary is the jujud binary the hook tools link to (they run as jujud under their
-	// own names); empty means hooks run without tools.
+	// ToolsBinary is the binary the hook tools link to (jujuc, or jujud: either runs as a
+	// tool under the tool's name); empty means hooks run without tools.
 	ToolsBinary string
 	// HookTimeout is how long a hook may run (DefaultHookTimeout when zero).
 	HookTimeout time.Duration

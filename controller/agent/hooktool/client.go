@@ -110,7 +110,7 @@ func readFile(path string, stdin io.Reader) ([]byte, error) {
 	return b, err
 }
 
-// InstallTools links every tool name in dir to binary (jujud), replacing stale entries.
+// InstallTools links every tool name in dir to binary (jujuc or jujud), replacing stale entries.
 func InstallTools(dir, binary string) error {
 	binary, err := filepath.Abs(binary)
 	if err != nil {

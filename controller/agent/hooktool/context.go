@@ -1,5 +1,5 @@
 // Package hooktool serves the hook tools (relation-get, status-set, juju-log ...) that charm hooks
-// call. jujud is linked under each tool's name on the hook's PATH; run under such a name it
+// call. jujuc (or jujud) is linked under each tool's name on the hook's PATH; run under such a name it
 // sends its arguments over the unit agent's local socket, and the agent answers from the
 // running hook's Context.
 package hooktool
