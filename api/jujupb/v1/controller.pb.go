@@ -567,6 +567,148 @@ func (*SetModelConstraintsResponse) Descriptor() ([]byte, []int) {
 	return file_controller_proto_rawDescGZIP(), []int{9}
 }
 
+type DestroyModelRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Model name or UUID.
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// Force (L-F1) is passed on to every removal the destruction makes.
+	Force bool `protobuf:"varint,2,opt,name=force,proto3" json:"force,omitempty"`
+	// NoWait makes the grace period of a forced removal zero; only with force.
+	NoWait bool `protobuf:"varint,3,opt,name=no_wait,json=noWait,proto3" json:"no_wait,omitempty"`
+	// DryRun reports what would be removed and changes nothing.
+	DryRun        bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DestroyModelRequest) Reset() {
+	*x = DestroyModelRequest{}
+	mi := &file_controller_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DestroyModelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DestroyModelRequest) ProtoMessage() {}
+
+func (x *DestroyModelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DestroyModelRequest.ProtoReflect.Descriptor instead.
+func (*DestroyModelRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DestroyModelRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *DestroyModelRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+func (x *DestroyModelRequest) GetNoWait() bool {
+	if x != nil {
+		return x.NoWait
+	}
+	return false
+}
+
+func (x *DestroyModelRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+type DestroyModelResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What is (or would be) removed with the model, sorted naturally.
+	Applications []string `protobuf:"bytes,1,rep,name=applications,proto3" json:"applications,omitempty"`
+	Units        []string `protobuf:"bytes,2,rep,name=units,proto3" json:"units,omitempty"`
+	Machines     []string `protobuf:"bytes,3,rep,name=machines,proto3" json:"machines,omitempty"`
+	// The model's UUID, to watch it go.
+	Uuid          string `protobuf:"bytes,4,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DestroyModelResponse) Reset() {
+	*x = DestroyModelResponse{}
+	mi := &file_controller_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DestroyModelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DestroyModelResponse) ProtoMessage() {}
+
+func (x *DestroyModelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DestroyModelResponse.ProtoReflect.Descriptor instead.
+func (*DestroyModelResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DestroyModelResponse) GetApplications() []string {
+	if x != nil {
+		return x.Applications
+	}
+	return nil
+}
+
+func (x *DestroyModelResponse) GetUnits() []string {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+func (x *DestroyModelResponse) GetMachines() []string {
+	if x != nil {
+		return x.Machines
+	}
+	return nil
+}
+
+func (x *DestroyModelResponse) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
 var File_controller_proto protoreflect.FileDescriptor
 
 const file_controller_proto_rawDesc = "" +
@@ -606,7 +748,17 @@ const file_controller_proto_rawDesc = "" +
 	"\x1aSetModelConstraintsRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vconstraints\x18\x02 \x01(\tR\vconstraints\"\x1d\n" +
-	"\x1bSetModelConstraintsResponse2\x9f\x03\n" +
+	"\x1bSetModelConstraintsResponse\"s\n" +
+	"\x13DestroyModelRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
+	"\x05force\x18\x02 \x01(\bR\x05force\x12\x17\n" +
+	"\ano_wait\x18\x03 \x01(\bR\x06noWait\x12\x17\n" +
+	"\adry_run\x18\x04 \x01(\bR\x06dryRun\"\x80\x01\n" +
+	"\x14DestroyModelResponse\x12\"\n" +
+	"\fapplications\x18\x01 \x03(\tR\fapplications\x12\x14\n" +
+	"\x05units\x18\x02 \x03(\tR\x05units\x12\x1a\n" +
+	"\bmachines\x18\x03 \x03(\tR\bmachines\x12\x12\n" +
+	"\x04uuid\x18\x04 \x01(\tR\x04uuid2\xec\x03\n" +
 	"\x11ControllerService\x12<\n" +
 	"\aVersion\x12\x17.juju.v1.VersionRequest\x1a\x18.juju.v1.VersionResponse\x12E\n" +
 	"\n" +
@@ -614,7 +766,8 @@ const file_controller_proto_rawDesc = "" +
 	"\bAddModel\x12\x18.juju.v1.AddModelRequest\x1a\x0e.juju.v1.Model\x12-\n" +
 	"\bGetModel\x12\x11.juju.v1.ModelRef\x1a\x0e.juju.v1.Model\x12>\n" +
 	"\x13GetModelConstraints\x12\x11.juju.v1.ModelRef\x1a\x14.juju.v1.Constraints\x12`\n" +
-	"\x13SetModelConstraints\x12#.juju.v1.SetModelConstraintsRequest\x1a$.juju.v1.SetModelConstraintsResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x13SetModelConstraints\x12#.juju.v1.SetModelConstraintsRequest\x1a$.juju.v1.SetModelConstraintsResponse\x12K\n" +
+	"\fDestroyModel\x12\x1c.juju.v1.DestroyModelRequest\x1a\x1d.juju.v1.DestroyModelResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_controller_proto_rawDescOnce sync.Once
@@ -628,7 +781,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_controller_proto_goTypes = []any{
 	(*VersionRequest)(nil),              // 0: juju.v1.VersionRequest
 	(*VersionResponse)(nil),             // 1: juju.v1.VersionResponse
@@ -640,10 +793,12 @@ var file_controller_proto_goTypes = []any{
 	(*Constraints)(nil),                 // 7: juju.v1.Constraints
 	(*SetModelConstraintsRequest)(nil),  // 8: juju.v1.SetModelConstraintsRequest
 	(*SetModelConstraintsResponse)(nil), // 9: juju.v1.SetModelConstraintsResponse
-	(*StatusInfo)(nil),                  // 10: juju.v1.StatusInfo
+	(*DestroyModelRequest)(nil),         // 10: juju.v1.DestroyModelRequest
+	(*DestroyModelResponse)(nil),        // 11: juju.v1.DestroyModelResponse
+	(*StatusInfo)(nil),                  // 12: juju.v1.StatusInfo
 }
 var file_controller_proto_depIdxs = []int32{
-	10, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
+	12, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
 	3,  // 1: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
 	0,  // 2: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
 	4,  // 3: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
@@ -651,14 +806,16 @@ var file_controller_proto_depIdxs = []int32{
 	2,  // 5: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
 	2,  // 6: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
 	8,  // 7: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
-	1,  // 8: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
-	5,  // 9: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
-	3,  // 10: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
-	3,  // 11: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
-	7,  // 12: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
-	9,  // 13: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
-	8,  // [8:14] is the sub-list for method output_type
-	2,  // [2:8] is the sub-list for method input_type
+	10, // 8: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
+	1,  // 9: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
+	5,  // 10: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
+	3,  // 11: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
+	3,  // 12: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
+	7,  // 13: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
+	9,  // 14: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
+	11, // 15: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
+	9,  // [9:16] is the sub-list for method output_type
+	2,  // [2:9] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
@@ -676,7 +833,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	ControllerService_GetModel_FullMethodName            = "/juju.v1.ControllerService/GetModel"
 	ControllerService_GetModelConstraints_FullMethodName = "/juju.v1.ControllerService/GetModelConstraints"
 	ControllerService_SetModelConstraints_FullMethodName = "/juju.v1.ControllerService/SetModelConstraints"
+	ControllerService_DestroyModel_FullMethodName        = "/juju.v1.ControllerService/DestroyModel"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -45,6 +46,10 @@ type ControllerServiceClient interface {
 	GetModelConstraints(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Constraints, error)
 	// SetModelConstraints replaces the model's constraints (L-C2: existing units keep theirs).
 	SetModelConstraints(ctx context.Context, in *SetModelConstraintsRequest, opts ...grpc.CallOption) (*SetModelConstraintsResponse, error)
+	// DestroyModel makes a model dying and removes everything in it, then the model itself.
+	// The controller model cannot be destroyed (FailedPrecondition); a model already dying is
+	// not an error. With dry_run it reports what would be removed and changes nothing.
+	DestroyModel(ctx context.Context, in *DestroyModelRequest, opts ...grpc.CallOption) (*DestroyModelResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -115,6 +120,16 @@ func (c *controllerServiceClient) SetModelConstraints(ctx context.Context, in *S
 	return out, nil
 }
 
+func (c *controllerServiceClient) DestroyModel(ctx context.Context, in *DestroyModelRequest, opts ...grpc.CallOption) (*DestroyModelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DestroyModelResponse)
+	err := c.cc.Invoke(ctx, ControllerService_DestroyModel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
@@ -133,6 +148,10 @@ type ControllerServiceServer interface {
 	GetModelConstraints(context.Context, *ModelRef) (*Constraints, error)
 	// SetModelConstraints replaces the model's constraints (L-C2: existing units keep theirs).
 	SetModelConstraints(context.Context, *SetModelConstraintsRequest) (*SetModelConstraintsResponse, error)
+	// DestroyModel makes a model dying and removes everything in it, then the model itself.
+	// The controller model cannot be destroyed (FailedPrecondition); a model already dying is
+	// not an error. With dry_run it reports what would be removed and changes nothing.
+	DestroyModel(context.Context, *DestroyModelRequest) (*DestroyModelResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -160,6 +179,9 @@ func (UnimplementedControllerServiceServer) GetModelConstraints(context.Context,
 }
 func (UnimplementedControllerServiceServer) SetModelConstraints(context.Context, *SetModelConstraintsRequest) (*SetModelConstraintsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetModelConstraints not implemented")
+}
+func (UnimplementedControllerServiceServer) DestroyModel(context.Context, *DestroyModelRequest) (*DestroyModelResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DestroyModel not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -290,6 +312,24 @@ func _ControllerService_SetModelConstraints_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_DestroyModel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DestroyModelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).DestroyModel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_DestroyModel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).DestroyModel(ctx, req.(*DestroyModelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -320,6 +360,10 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetModelConstraints",
 			Handler:    _ControllerService_SetModelConstraints_Handler,
+		},
+		{
+			MethodName: "DestroyModel",
+			Handler:    _ControllerService_DestroyModel_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
