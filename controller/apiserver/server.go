@@ -63,6 +63,7 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterStatusServiceServer(srv, &statusServer{service: b})
 	pb.RegisterAgentServiceServer(srv, &agentServer{service: b})
 	pb.RegisterLogServiceServer(srv, &logServer{service: b})
+	pb.RegisterCompletionServiceServer(srv, &completionServer{service: b})
 	return srv
 }
 

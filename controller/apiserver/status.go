@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"path"
 	"sort"
 	"strings"
 
@@ -30,8 +29,8 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	}
 	resp := fullStatus(snap, s.cfg.ControllerName)
 	resp.ControllerTime = s.cfg.Now().UnixNano()
-	if len(req.Patterns) > 0 {
-		filter(resp, req.Patterns)
+	if err := filter(resp, req.Patterns); err != nil {
+		return nil, err
 	}
 	return resp, nil
 }
@@ -158,71 +157,6 @@ func appendUnique(list []string, v string) []string {
 		}
 	}
 	return append(list, v)
-}
-
-// filter keeps what the selectors match: applications, units and machines by name (with "*"
-// wildcards). A matched unit brings its machine; a matched machine brings its units and their
-// applications; a matched application brings its units and their machines.
-func filter(resp *pb.FullStatusResponse, patterns []string) {
-	match := func(name string) bool {
-		for _, p := range patterns {
-			if ok, _ := path.Match(p, name); ok || p == name {
-				return true
-			}
-			// A machine selector includes its containers.
-			if strings.HasPrefix(name, p+"/") && !strings.Contains(p, "/") {
-				return true
-			}
-		}
-		return false
-	}
-	keepMachines := map[string]bool{}
-	keepApps := map[string]bool{}
-	for _, m := range resp.Machines {
-		if match(m.Id) {
-			keepMachines[m.Id] = true
-		}
-	}
-	for _, a := range resp.Applications {
-		appMatched := match(a.Name)
-		var units []*pb.UnitStatus
-		for _, u := range a.Units {
-			if appMatched || match(u.Name) || keepMachines[u.Machine] {
-				units = append(units, u)
-				if u.Machine != "" {
-					keepMachines[u.Machine] = true
-				}
-			}
-		}
-		a.Units = units
-		if appMatched || len(units) > 0 {
-			keepApps[a.Name] = true
-		}
-	}
-	var machines []*pb.MachineStatus
-	for _, m := range resp.Machines {
-		if keepMachines[m.Id] {
-			machines = append(machines, m)
-		}
-	}
-	resp.Machines = machines
-	var apps []*pb.ApplicationStatus
-	for _, a := range resp.Applications {
-		if keepApps[a.Name] {
-			apps = append(apps, a)
-		}
-	}
-	resp.Applications = apps
-	var rels []*pb.RelationStatus
-	for _, r := range resp.Relations {
-		for _, ep := range r.Endpoints {
-			if keepApps[ep.Application] {
-				rels = append(rels, r)
-				break
-			}
-		}
-	}
-	resp.Relations = rels
 }
 
 func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_WatchServer) error {

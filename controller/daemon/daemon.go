@@ -25,6 +25,7 @@ import (
 	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/controller/worker/cleaner"
 	"github.com/jujuclone/juju/controller/worker/forcer"
+	"github.com/jujuclone/juju/controller/worker/modelremover"
 	"github.com/jujuclone/juju/controller/worker/provisioner"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/internal/atomicfile"
@@ -135,9 +136,11 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1).
+	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1),
+	// model remover (destroy-model).
 	workers := []func(context.Context){
 		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
+		modelremover.New(s, cfg.Log).Run,
 	}
 	workersDone := make(chan struct{})
 	go func() {

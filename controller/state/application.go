@@ -141,7 +141,7 @@ func (r *reader) model(ctx context.Context, uuid string) (*storepb.Model, error)
 		return nil, apierr.Errorf(apierr.NotFound, "model %q not found", uuid)
 	}
 	if m.Life != string(life.Alive) {
-		return nil, apierr.Errorf(apierr.NotAlive, "model %q is %s", m.Name, m.Life)
+		return nil, apierr.Errorf(apierr.NotAlive, "model %q is being destroyed", m.Name)
 	}
 	return m, nil
 }

@@ -43,13 +43,14 @@ const restartPause = time.Second
 // Run calls run(ctx, uuid) in a goroutine of its own for every model, starting it as models
 // appear, until ctx ends; it then waits for them all to return. A run that returns while ctx
 // is still alive (its watch failed) is started again after a pause, for as long as its model
-// exists. name prefixes the log messages.
+// exists. A model that is gone (destroy-model removed it) has its run's context cancelled, so
+// no loop outlives its model. name prefixes the log messages.
 func Run(ctx context.Context, models Models, log *slog.Logger, name string, run func(ctx context.Context, uuid string)) {
 	runLoop(ctx, models, log, name, run, restartPause)
 }
 
 func runLoop(ctx context.Context, models Models, log *slog.Logger, name string, run func(ctx context.Context, uuid string), pause time.Duration) {
-	l := &loop{models: models, log: log, name: name, run: run, pause: pause, running: map[string]bool{}}
+	l := &loop{models: models, log: log, name: name, run: run, pause: pause, running: map[string]context.CancelFunc{}}
 	defer l.wg.Wait()
 	for ctx.Err() == nil {
 		l.follow(ctx)
@@ -93,12 +94,14 @@ type loop struct {
 	run    func(ctx context.Context, uuid string)
 	pause  time.Duration
 
-	mu      sync.Mutex
-	running map[string]bool
+	mu sync.Mutex
+	// running: the models with a loop, and how to stop it.
+	running map[string]context.CancelFunc
 	wg      sync.WaitGroup
 }
 
-// start starts the goroutine of every model that has none.
+// start starts the goroutine of every model that has none, and stops those of models that are
+// gone.
 func (l *loop) start(ctx context.Context) error {
 	uuids, err := l.models.ModelUUIDs(ctx)
 	if err != nil {
@@ -109,18 +112,35 @@ func (l *loop) start(ctx context.Context) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for uuid, stop := range l.running {
+		if !slices.Contains(uuids, uuid) {
+			stop()
+		}
+	}
 	for _, uuid := range uuids {
-		if l.running[uuid] || ctx.Err() != nil {
+		if l.running[uuid] != nil || ctx.Err() != nil {
 			continue
 		}
-		l.running[uuid] = true
+		mctx, stop := context.WithCancel(ctx)
+		l.running[uuid] = stop
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			l.model(ctx, uuid)
+			defer l.forget(uuid)
+			l.model(mctx, uuid)
 		}()
 	}
 	return nil
+}
+
+// forget drops a model whose loop has returned for good.
+func (l *loop) forget(uuid string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if stop := l.running[uuid]; stop != nil {
+		stop()
+		delete(l.running, uuid)
+	}
 }
 
 // model runs one model's loop, again after a pause whenever it stops on its own.
@@ -136,9 +156,6 @@ func (l *loop) model(ctx context.Context, uuid string) {
 		}
 		uuids, err := l.models.ModelUUIDs(ctx)
 		if err == nil && !slices.Contains(uuids, uuid) {
-			l.mu.Lock()
-			delete(l.running, uuid)
-			l.mu.Unlock()
 			return
 		}
 	}
@@ -231,6 +248,9 @@ type Watch struct {
 	Prefix string
 	// PrevKV asks for each change's previous value (ev.PrevKv), for Keep to compare.
 	PrevKV bool
+	// DeletesOnly has the store send deletions alone: the writes of a busy model (status
+	// updates of a thousand units) are not even sent.
+	DeletesOnly bool
 	// Keep picks the changes the worker reacts to; nil keeps every change. Filtering here keeps
 	// a worker from re-reading its model for every write of a large removal.
 	Keep func(ev *clientv3.Event) bool
@@ -256,6 +276,9 @@ func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan 
 		opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithRev(rev + 1)}
 		if w.PrevKV {
 			opts = append(opts, clientv3.WithPrevKV())
+		}
+		if w.DeletesOnly {
+			opts = append(opts, clientv3.WithFilterPut())
 		}
 		wc := st.Client().Watch(clientv3.WithRequireLeader(ctx), w.Prefix, opts...)
 		wg.Add(1)

@@ -112,6 +112,30 @@ func TestRunStartsOneLoopPerModelAsModelsAppear(t *testing.T) {
 	}
 }
 
+// A removed model's loop is stopped (destroy-model): no worker keeps watching a model that
+// is gone; the others go on.
+func TestRunStopsTheLoopOfAModelThatIsGone(t *testing.T) {
+	models := newFakeModels("a", "b")
+	var s, stopped starts
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Run(ctx, models, discard, "test", func(ctx context.Context, uuid string) {
+		s.add(uuid)
+		<-ctx.Done()
+		stopped.add(uuid)
+	})
+	watch := models.nextWatch(t)
+	workertest.Eventually(t, "loops of a and b", func() bool { return len(s.get()) == 2 })
+	models.set("a")
+	watch <- clientv3.WatchResponse{}
+	workertest.Eventually(t, "loop of b stopped", func() bool { return slices.Equal(stopped.get(), []string{"b"}) })
+	watch <- clientv3.WatchResponse{}
+	time.Sleep(20 * time.Millisecond)
+	if got := s.get(); len(got) != 2 || len(stopped.get()) != 1 {
+		t.Fatalf("started %v, stopped %v", got, stopped.get())
+	}
+}
+
 func TestRunRestartsAStoppedModelLoopWhileItsModelExists(t *testing.T) {
 	models := newFakeModels("a")
 	var s starts
@@ -354,5 +378,37 @@ func TestWatchesSurviveManyLoopsStoppingAtOnce(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: watching hangs after many watches were cancelled at once", i)
 		}
+	}
+}
+
+// DeletesOnly: writes are not even sent; deletions signal.
+func TestWatchStoreDeletesOnly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	uuid := workertest.NewModel(t, st)
+	prefix, err := state.KeyPrefix(uuid, state.KindMachine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signals, err := WatchStore(ctx, st, Watch{Prefix: prefix, DeletesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.AddMachine(ctx, uuid, state.MachineParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-signals:
+		t.Fatal("signal for a write")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := st.Client().Delete(ctx, prefix+id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-signals:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no signal for a deletion")
 	}
 }
