@@ -144,7 +144,10 @@ func TestOperatorJourney(t *testing.T) {
 	if !strings.Contains(r.stderr, `Located local charm "mysql", revision 0`) {
 		t.Errorf("deploy mysql said %q", r.stderr)
 	}
-	e.ok("add-unit", "mysql")
+	// --wait returns once the new unit's agent is idle, saying so on stderr.
+	if r = e.ok("add-unit", "mysql", "--wait", "--timeout", "30s"); !strings.HasSuffix(r.stderr, "1 unit of mysql idle\n") || r.stdout != "" {
+		t.Errorf("add-unit --wait printed %q, %q", r.stdout, r.stderr)
+	}
 	e.ok("add-machine", "--base", "ubuntu@22.04", "--constraints", "cores=1")
 	e.ok("deploy", "./testdata/charms/logging")
 
@@ -270,11 +273,14 @@ func lifecycleJourney(t *testing.T, e *env, s statusJSON) {
 		t.Fatal("dry run removed wordpress")
 	}
 
-	// Without a terminal there is no prompt; the application goes dying, its units leave the
-	// relations, their subordinates go, and the last one out takes the application.
-	r = e.ok("remove-application", "wordpress")
-	if !strings.HasPrefix(r.stdout, "will remove application wordpress\n") {
-		t.Errorf("remove-application printed %q", r.stdout)
+	// Without a terminal nothing is asked: the removal fails before anything is sent, saying
+	// to pass --no-prompt.
+	e.fails(1, "application removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt", "remove-application", "wordpress")
+	// With it, the application goes dying, its units leave the relations, their subordinates
+	// go, and the last one out takes the application; --wait returns once it is gone.
+	r = e.ok("remove-application", "wordpress", "--no-prompt", "--wait", "--timeout", "30s")
+	if !strings.HasPrefix(r.stdout, "will remove application wordpress\n") || !strings.HasSuffix(r.stderr, "application wordpress removed\n") {
+		t.Errorf("remove-application printed %q, %q", r.stdout, r.stderr)
 	}
 	r = e.ok("wait-for", "application", "wordpress", "--query", `life=="dead"`, "--timeout", "30s")
 	if !strings.Contains(r.stderr, "gone") {

@@ -3,11 +3,17 @@ package output
 // Color is an ANSI foreground colour.
 type Color string
 
-// The colours used by status output.
+// The colours used by status output (juju-cli.md §3 "Colours"): statuses green, yellow or red;
+// headers bold, addresses cyan, ports bright magenta, messages grey, endpoints magenta.
 const (
-	Green  Color = "\x1b[32m"
-	Yellow Color = "\x1b[33m"
-	Red    Color = "\x1b[31m"
+	Green         Color = "\x1b[32m"
+	Yellow        Color = "\x1b[33m"
+	Red           Color = "\x1b[31m"
+	Bold          Color = "\x1b[1m"
+	Cyan          Color = "\x1b[36m"
+	Magenta       Color = "\x1b[35m"
+	BrightMagenta Color = "\x1b[95m"
+	Grey          Color = "\x1b[90m"
 )
 
 const resetColor = "\x1b[0m"
@@ -42,12 +48,14 @@ var statusColors = map[string]Color{
 // Colorize paints text in the colour Juju uses for status. It returns text unchanged when s is nil,
 // colour is off, text is empty or the status has no colour.
 func Colorize(s *Streams, status, text string) string {
-	c, ok := statusColors[status]
-	if !ok {
+	if s == nil || !s.Color {
 		return text
 	}
-	return Paint(s, c, text)
+	return Paint(s, StatusColor(status), text)
 }
+
+// StatusColor is the colour Juju shows status in, or "" for none.
+func StatusColor(status string) Color { return statusColors[status] }
 
 // Paint wraps text in colour c when s has colour enabled.
 func Paint(s *Streams, c Color, text string) string {
@@ -55,4 +63,16 @@ func Paint(s *Streams, c Color, text string) string {
 		return text
 	}
 	return string(c) + text + resetColor
+}
+
+// Headers paints a table's headers bold when s has colour enabled.
+func Headers(s *Streams, headers ...string) []string {
+	if s == nil || !s.Color {
+		return headers
+	}
+	painted := make([]string, len(headers))
+	for i, h := range headers {
+		painted[i] = Paint(s, Bold, h)
+	}
+	return painted
 }

@@ -24,8 +24,23 @@ const (
 	YAML    Format = "yaml"
 )
 
+// The formats of juju status besides those: a line per unit (three names for it, as in Juju) and
+// a summary. A view that offers them is a TextWriter.
+const (
+	Oneline Format = "oneline"
+	Short   Format = "short"
+	Line    Format = "line"
+	Summary Format = "summary"
+)
+
+// TextWriter is a view with renderings of its own in formats other than json, yaml and tabular.
+type TextWriter interface {
+	WriteText(w io.Writer, f Format) error
+}
+
 // Write renders v in format f: JSON on one line (like Juju's FormatJson), YAML with a 2-space indent,
-// tabular through v's Table method (v must be a Tabler, a Table or a []Table).
+// tabular through v's Table method (v must be a Tabler, a Table or a []Table), any other format
+// through v's WriteText (v must be a TextWriter).
 func Write(w io.Writer, f Format, v any) error {
 	switch f {
 	case JSON:
@@ -52,6 +67,9 @@ func Write(w io.Writer, f Format, v any) error {
 			return WriteTables(w, t...)
 		}
 		return fmt.Errorf("format %q not supported for %T", f, v)
+	}
+	if t, ok := v.(TextWriter); ok {
+		return t.WriteText(w, f)
 	}
 	return fmt.Errorf("format %q not supported", f)
 }

@@ -187,3 +187,36 @@ func TestWriteFile(t *testing.T) {
 		t.Fatal("render error ignored")
 	}
 }
+
+type texty struct{}
+
+func (texty) WriteText(w io.Writer, f Format) error {
+	if f != Summary {
+		return errors.New("no such format")
+	}
+	_, err := io.WriteString(w, "summary\n")
+	return err
+}
+
+// Formats beyond json, yaml and tabular go to the view's WriteText.
+func TestWriteText(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, Summary, texty{}); err != nil || buf.String() != "summary\n" {
+		t.Fatalf("summary = %q, %v", buf.String(), err)
+	}
+	if err := Write(&buf, Oneline, texty{}); err == nil {
+		t.Fatal("the view's error was lost")
+	}
+	if err := Write(&buf, Summary, sample{}); err == nil || err.Error() != `format "summary" not supported` {
+		t.Fatalf("summary of a view without it: %v", err)
+	}
+	root, f, _ := newTestCmd(Tabular, Tabular, JSON, YAML, Oneline, Short, Line, Summary)
+	root.SetArgs([]string{"status", "--format", "bad"})
+	if err := root.Execute(); err == nil || err.Error() != `invalid value "bad" for --format: expected one of json, line, oneline, short, summary, tabular, yaml` {
+		t.Fatalf("bad format: %v", err)
+	}
+	root.SetArgs([]string{"status", "--format", "short"})
+	if err := root.Execute(); err != nil || *f != Short {
+		t.Fatalf("short: %v %q", err, *f)
+	}
+}

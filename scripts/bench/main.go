@@ -88,6 +88,7 @@ func run() error {
 	}
 	txnRows, rows = rows, saved
 
+	rows = append(rows, statusRenderRow()) // in-process, before any controller runs
 	if _, err := juju("bootstrap"); err != nil {
 		return err
 	}
@@ -135,7 +136,13 @@ func run() error {
 		row{what: "juju status --format json, 1,000 units", budget: "≤ 60 ms", median: sj, ratio: ratio(sj, version)},
 		row{what: "juju status (tabular), 1,000 units", budget: "≤ 60 ms", median: st, ratio: ratio(st, version)},
 		row{what: "controller RSS, 1,000 units (+1,000 machines)", value: rss()})
+	if err := measureCompletionLive(version); err != nil {
+		return err
+	}
 	killController()
+	if err := measureCompletionDead(); err != nil {
+		return err
+	}
 
 	// Each removal run bootstraps its own controller.
 	if err := measureRemoval(); err != nil {

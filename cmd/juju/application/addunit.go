@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -25,11 +24,14 @@ type addUnitOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (addUnitAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the new units with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 
 	Model       string
 	Application string
 	NumUnits    int
 	To          string
+	cmdutil.WaitFlags
 
 	placement []placement.Directive
 }
@@ -40,15 +42,25 @@ func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[addUnitAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 	}
 	cmd := &cobra.Command{
 		Use:   "add-unit [options] <application name>",
 		Short: "Add units to an application",
 		Long: `Add -n units to a principal application. --to places them, one directive per unit:
 an existing machine (3), a new container on a machine (lxd:3) or on a new machine (lxd).
-Units without a directive get new machines.`,
-		Example: "  juju add-unit mysql\n  juju add-unit mysql -n 2 --to 3,lxd:3",
-		Args:    cmdutil.ExactlyOneArg("no application specified"),
+Units without a directive get new machines.
+
+As in Juju, success prints nothing (--verbose names the new units). With --wait the
+command waits until the agent of every new unit is idle, showing progress on stderr; a
+unit in error, or whose machine fails to start, ends the wait at once with exit code 1,
+naming the unit and the reason; so does --timeout (default 10m) passing. --timeout is
+only valid with --wait.`,
+		Example: `  juju add-unit mysql
+  juju add-unit mysql -n 2 --to 3,lxd:3
+  juju add-unit mysql -n 2 --wait`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "remove-unit, deploy, status, add-machine"},
+		Args:        cmdutil.ExactlyOneArg("no application specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Application = args[0]
 			if err := names.ValidateApplicationName(opts.Application); err != nil {
@@ -56,6 +68,9 @@ Units without a directive get new machines.`,
 			}
 			if opts.NumUnits < 1 {
 				return cmdutil.FlagErrorf("--num-units must be a positive integer")
+			}
+			if err := opts.WaitFlags.Validate(cmd); err != nil {
+				return err
 			}
 			if opts.To != "" {
 				p, err := placement.Parse(opts.To)
@@ -72,6 +87,7 @@ Units without a directive get new machines.`,
 	}
 	cmd.Flags().IntVarP(&opts.NumUnits, "num-units", "n", 1, "Number of units to add")
 	cmd.Flags().StringVar(&opts.To, "to", "", "Comma-separated placement directives: <machine>, lxd[:<machine>], kvm[:<machine>]")
+	cmdutil.AddWaitFlags(cmd, &opts.WaitFlags, "every new unit's agent is idle")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -86,14 +102,28 @@ func addUnitRun(ctx context.Context, opts *addUnitOptions) error {
 		return err
 	}
 	if n := len(opts.placement); n > opts.NumUnits {
-		fmt.Fprintf(opts.IO.ErrOut, "WARNING %d unit(s) will be added, extra placement directives will be ignored\n", opts.NumUnits)
+		opts.IO.Warningf("%d unit(s) will be added, extra placement directives will be ignored", opts.NumUnits)
 	}
-	_, err = c.AddUnits(ctx, &jujupb.AddUnitsRequest{
+	resp, err := c.AddUnits(ctx, &jujupb.AddUnitsRequest{
 		Model:       model.UUID,
 		Application: opts.Application,
 		NumUnits:    int32(opts.NumUnits),
 		Placement:   toPlacements(opts.placement),
 	})
-	// The controller's errors already name the application and the reason.
-	return err
+	if err != nil {
+		// The controller's errors already name the application and the reason.
+		return err
+	}
+	units := cmdutil.UnitsOf(opts.Application, resp.GetUnits())
+	for _, u := range units {
+		opts.IO.Verbosef("added unit %s", u)
+	}
+	if !opts.Wait {
+		return nil
+	}
+	wc, err := opts.WaitClient(ctx)
+	if err != nil {
+		return err
+	}
+	return cmdutil.WaitForUnits(ctx, opts.IO, wc, model.UUID, opts.Application, units, opts.Timeout)
 }

@@ -72,6 +72,7 @@ their config-changed hook.`,
   juju config mysql port=3307 debug=true
   juju config mysql --reset port,debug
   juju config mysql --file settings.yaml`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "deploy, show-application, status"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseConfigCmdArgs(opts, args, splitComma(reset)); err != nil {
 				return err

@@ -43,7 +43,13 @@ func NewCmdConstraints(f *cmdutil.Factory, runF func(*constraintsOptions) error)
 		Aliases: []string{"get-constraints"},
 		Short:   "Show the constraints of an application",
 		Example: "  juju constraints mysql\n  juju constraints mysql --format json",
-		Args:    appNameArgs(1),
+		Long: `Show the constraints set on an application: what its new machines must provide (cores, memory,
+architecture...), in Juju's constraints format (mem=2048M cores=2), or as yaml or json.
+Machines added for the application's units get the model's constraints merged with these,
+the application's winning where both set a key. An application without constraints prints
+an empty line.`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "set-constraints, model-constraints, set-model-constraints, show-application"},
+		Args:        appNameArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Application = args[0]
 			if runF != nil {

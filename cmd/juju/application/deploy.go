@@ -40,6 +40,8 @@ type deployOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (deployAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the new units with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 	// Repository returns $JUJU_REPOSITORY, where bare charm names are looked up.
 	Repository func() string
 
@@ -58,6 +60,7 @@ type deployOptions struct {
 	DryRun      bool
 	Overlays    []string
 	MapMachines string
+	cmdutil.WaitFlags
 
 	// Set by validation.
 	placement []placement.Directive
@@ -72,6 +75,7 @@ func NewCmdDeploy(f *cmdutil.Factory, runF func(*deployOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[deployAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 		Repository: func() string {
 			cfg, err := f.Config()
 			if err != nil {
@@ -90,13 +94,26 @@ is looked up as a directory in $JUJU_REPOSITORY. The charm's metadata, the base,
 and the placement are all checked before anything is sent to the controller.
 
 The base is, first match wins: --base, the model's default base, ` + base.DefaultLTS.DisplayString() + ` if the charm
-supports it, the charm's first supported base. --force accepts a base the charm does not list.`,
+supports it, the charm's first supported base. --force accepts a base the charm does not list.
+
+What was deployed is reported on stderr ("Located local charm…", "Deploying…"; --quiet
+hides it). The command returns once the controller has recorded the application and its
+units. With --wait it then waits until the agent of every new unit is idle, showing
+progress on stderr (one line redrawn in place on a terminal, a line per change otherwise).
+A unit in error, or whose machine fails to start, ends the wait at once with exit code 1,
+naming the unit and the reason; so does --timeout (default 10m) passing. --timeout is
+only valid with --wait.`,
 		Example: `  juju deploy ./charms/wordpress -n 2 --constraints mem=2G
   juju deploy mysql db --base ubuntu@22.04
-  juju deploy ./charms/wordpress --to lxd:0 --config blog-title=News`,
-		Args: cobra.ArbitraryArgs, // checked in validateDeploy, in Juju's order
+  juju deploy ./charms/wordpress --to lxd:0 --config blog-title=News
+  juju deploy ./charms/mysql -n 3 --wait --timeout 5m`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, integrate, status, wait-for, remove-application, config, set-constraints"},
+		Args:        cobra.ArbitraryArgs, // checked in validateDeploy, in Juju's order
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validateDeploy(cmd, opts, args); err != nil {
+				return err
+			}
+			if err := opts.WaitFlags.Validate(cmd); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -118,6 +135,7 @@ supports it, the charm's first supported base. --force accepts a base the charm 
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "Only show what would be deployed (ignored for local charms)")
 	fl.StringArrayVar(&opts.Overlays, "overlay", nil, "Bundles to overlay on the primary bundle (bundles only)")
 	fl.StringVar(&opts.MapMachines, "map-machines", "", "Use existing machines for a bundle (bundles only)")
+	cmdutil.AddWaitFlags(cmd, &opts.WaitFlags, "every new unit's agent is idle")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -226,7 +244,7 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		return err
 	}
 	for _, w := range hookWarnings {
-		fmt.Fprintf(opts.IO.ErrOut, "WARNING %s\n", w)
+		opts.IO.Warningf("%s", w)
 	}
 	charmConfig, err := charm.ReadConfigDir(path)
 	if err != nil {
@@ -258,17 +276,17 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		return fmt.Errorf("invalid --config for %q: %w", appName, err)
 	}
 	if n := len(opts.placement); n > numUnits && numUnits > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "WARNING %d unit(s) will be deployed, extra placement directives will be ignored\n", numUnits)
+		opts.IO.Warningf("%d unit(s) will be deployed, extra placement directives will be ignored", numUnits)
 	}
 	if opts.DryRun {
-		fmt.Fprintln(opts.IO.ErrOut, "ignoring dry-run flag for local charms")
+		opts.IO.Infof("ignoring dry-run flag for local charms")
 	}
 	archive, skipped, err := zipCharm(path)
 	if err != nil {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(opts.IO.ErrOut, "WARNING not uploading %q: larger than 10 MiB\n", s)
+		opts.IO.Warningf("not uploading %q: larger than 10 MiB", s)
 	}
 
 	model, err := opts.ResolveModel(ctx)
@@ -305,14 +323,15 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		}
 	}
 
+	opts.IO.Verbosef("Uploading charm %q from %s (%d bytes) to model %s", meta.Name, path, len(archive), model)
 	up, err := c.UploadCharm(ctx, model.UUID, archive)
 	if err != nil {
 		return fmt.Errorf("uploading charm %q: %w", meta.Name, err)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Located local charm %q, revision %d\n", meta.Name, up.GetRevision())
-	fmt.Fprintf(opts.IO.ErrOut, "Deploying %q from local charm %q, revision %d on %s\n", appName, meta.Name, up.GetRevision(), chosen)
+	opts.IO.Infof("Located local charm %q, revision %d", meta.Name, up.GetRevision())
+	opts.IO.Infof("Deploying %q from local charm %q, revision %d on %s", appName, meta.Name, up.GetRevision(), chosen)
 
-	_, err = c.Deploy(ctx, &jujupb.DeployRequest{
+	resp, err := c.Deploy(ctx, &jujupb.DeployRequest{
 		Model:       model.UUID,
 		Application: appName,
 		CharmUrl:    up.GetUrl(),
@@ -325,8 +344,22 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if errors.Is(err, apierr.AlreadyExists) {
 		return alreadyExists(err)
 	}
-	// Like Juju, the controller's own message: it names the application and the reason.
-	return err
+	if err != nil {
+		// Like Juju, the controller's own message: it names the application and the reason.
+		return err
+	}
+	units := cmdutil.UnitsOf(appName, resp.GetUnits())
+	for _, u := range units {
+		opts.IO.Verbosef("added unit %s", u)
+	}
+	if !opts.Wait {
+		return nil
+	}
+	wc, err := opts.WaitClient(ctx)
+	if err != nil {
+		return err
+	}
+	return cmdutil.WaitForUnits(ctx, opts.IO, wc, model.UUID, appName, units, opts.Timeout)
 }
 
 // alreadyExists adds Juju's hint to an application-exists error.

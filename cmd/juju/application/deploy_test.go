@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
 )
 
 func TestNewCmdDeploy(t *testing.T) {
@@ -82,6 +84,7 @@ type fakeDeployAPI struct {
 	defaultBase string
 	existing    []string
 	deployErr   error
+	units       []string // the units Deploy answers
 	calls       []string
 	archive     []byte
 	req         *jujupb.DeployRequest
@@ -110,7 +113,7 @@ func (f *fakeDeployAPI) UploadCharm(_ context.Context, model string, archive []b
 func (f *fakeDeployAPI) Deploy(_ context.Context, req *jujupb.DeployRequest) (*jujupb.DeployResponse, error) {
 	f.calls = append(f.calls, "Deploy "+req.GetApplication())
 	f.req = req
-	return &jujupb.DeployResponse{}, f.deployErr
+	return &jujupb.DeployResponse{Units: f.units}, f.deployErr
 }
 
 // deployWith validates args like the command does, then runs deploy against fake.
@@ -356,5 +359,65 @@ func TestDeployRunReportsWarnings(t *testing.T) {
 		if !strings.Contains(stderr, want+"\n") {
 			t.Errorf("stderr %q lacks %q", stderr, want)
 		}
+	}
+}
+
+func TestDeployRunWaitQuietVerbose(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeCharm(t, dir, "wordpress", false, "ubuntu@22.04")
+	located := "Located local charm \"wordpress\", revision 3\nDeploying \"wordpress\" from local charm \"wordpress\", revision 3 on ubuntu@22.04/stable\n"
+	tests := []struct {
+		name, args     string
+		quiet, verbose bool
+		wantStderr     string
+		wantErr        string
+	}{
+		{name: "quiet", args: "./wordpress -n 2", quiet: true},
+		{name: "quiet keeps warnings", args: "./wordpress --to 0,1", quiet: true,
+			wantStderr: "WARNING 1 unit(s) will be deployed, extra placement directives will be ignored\n"},
+		{name: "verbose", args: "./wordpress -n 2", verbose: true,
+			wantStderr: "Uploading charm \"wordpress\" from ./wordpress (BYTES bytes) to model local:admin/default\n" + located +
+				"added unit wordpress/0\nadded unit wordpress/1\n"},
+		{name: "wait", args: "./wordpress -n 2 --wait",
+			wantStderr: located + "waiting for 2 units of wordpress: 1 idle, 1 executing\n2 units of wordpress idle\n"},
+		{name: "wait error", args: "./wordpress -n 2 --wait", wantStderr: located + "waiting for 2 units of wordpress: 1 idle, 1 executing\n",
+			wantErr: `unit wordpress/1 is in error: hook failed: "install"; once fixed, run "juju resolved wordpress/1"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			units := func(second, workload string) *jujupb.FullStatusResponse {
+				return &jujupb.FullStatusResponse{Applications: []*jujupb.ApplicationStatus{{Name: "wordpress", Units: []*jujupb.UnitStatus{
+					{Name: "wordpress/0", AgentStatus: &jujupb.StatusInfo{Status: "idle"}},
+					{Name: "wordpress/1", AgentStatus: &jujupb.StatusInfo{Status: second},
+						WorkloadStatus: &jujupb.StatusInfo{Status: workload, Message: `hook failed: "install"`}}}}}}
+			}
+			last := units("idle", "active")
+			if tt.wantErr != "" {
+				last = units("idle", "error")
+			}
+			api := cmdtest.NewWaitAPI(units("executing", "maintenance"), last)
+			fake := &fakeDeployAPI{units: []string{"wordpress/1", "wordpress/0"}}
+			f := cmdutil.TestFactory()
+			f.IO.Quiet, f.IO.Verbose = tt.quiet, tt.verbose
+			cmd := NewCmdDeploy(f, func(o *deployOptions) error {
+				o.Client = func(context.Context) (deployAPI, error) { return fake, nil }
+				o.WaitClient = func(context.Context) (cmdutil.WaitAPI, error) { return api, nil }
+				o.ResolveModel = func(context.Context) (*cmdutil.ModelRef, error) {
+					return &cmdutil.ModelRef{Controller: "local", Name: "default", UUID: "uuid-default", Owner: "admin"}, nil
+				}
+				o.Repository = func() string { return "" }
+				return deployRun(context.Background(), o)
+			})
+			err := execute(cmd, tt.args)
+			checkErr(t, err, tt.wantErr, false)
+			want := strings.Replace(tt.wantStderr, "BYTES", strconv.Itoa(len(fake.archive)), 1)
+			if stderr := f.IO.ErrOut.(*bytes.Buffer).String(); stderr != want {
+				t.Errorf("stderr = %q\nwant     %q", stderr, want)
+			}
+			if out := f.IO.Out.(*bytes.Buffer).String(); out != "" {
+				t.Errorf("stdout = %q", out)
+			}
+		})
 	}
 }

@@ -23,10 +23,13 @@ type removeOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (removeAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the removal with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 
 	Model        string
 	Applications []string
 	cmdutil.RemoveFlags
+	Wait cmdutil.WaitFlags
 }
 
 // NewCmdRemove returns "juju remove-application <application> [...]": remove applications
@@ -36,6 +39,7 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(*removeOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[removeAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 	}
 	cmd := &cobra.Command{
 		Use:   "remove-application [options] <application> [<application>...]",
@@ -44,19 +48,31 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(*removeOptions) error) *cobra.Co
 subordinates) are removed, and the application goes when the last unit has. Retrieve any
 logs or data you need from the units first.
 
-Asks for confirmation when stdin is a terminal, after showing what would be removed;
---no-prompt skips the question and --dry-run only shows the plan.
+Asks for confirmation after showing what would be removed; --no-prompt skips the question
+and --dry-run only shows the plan. When stdin is not a terminal nothing is asked: without
+--no-prompt or --dry-run the command fails (exit 1) before sending anything.
+
+With --no-prompt the plan lines ("will remove application wordpress") go to stdout for
+what was removed. The command returns once the applications are dying; --wait waits
+until they are gone, with progress on stderr, for at most --timeout (default 10m; exit 1
+after it, saying what each application still waits for). --timeout is only valid with
+--wait.
 
 An application whose units cannot go (a failed hook, a stuck agent) can be removed with
 --force: after a grace period of one minute, or at once with --no-wait, the controller
 does the agents' work itself.`,
 		Example: `  juju remove-application hadoop
   juju remove-application --dry-run wordpress mysql
+  juju remove-application --no-prompt --wait wordpress
   juju remove-application --force --no-wait hadoop
   juju remove-application -m test-model mariadb`,
-		Args: cmdutil.AtLeastOneArg("no application specified", names.IsValidApplication, "invalid application name %q"),
+		Annotations: map[string]string{cmdutil.SeeAlso: "remove-unit, remove-relation, remove-machine, deploy, status"},
+		Args:        cmdutil.AtLeastOneArg("no application specified", names.IsValidApplication, "invalid application name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.RemoveFlags.Validate(); err != nil {
+				return err
+			}
+			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Applications = args
@@ -67,11 +83,15 @@ does the agents' work itself.`,
 		},
 	}
 	cmdutil.AddRemoveFlags(cmd, &opts.RemoveFlags, "application")
+	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the applications are gone")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
 
 func removeRun(ctx context.Context, opts *removeOptions) error {
+	if err := opts.RemoveFlags.CheckPrompt(opts.IO, "application"); err != nil {
+		return err
+	}
 	model, err := opts.ResolveModel(ctx)
 	if err != nil {
 		return err
@@ -80,11 +100,21 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.RunRemoval(ctx, &cmdutil.Removal{
+	r := &cmdutil.Removal{
 		IO:      opts.IO,
 		Flags:   opts.RemoveFlags,
 		Noun:    "application",
 		Request: &jujupb.RemoveRequest{Model: model.UUID, Names: opts.Applications},
 		Remove:  c.RemoveApplications,
-	})
+	}
+	if opts.Wait.Wait {
+		r.Wait = func(ctx context.Context, names []string) error {
+			wc, err := opts.WaitClient(ctx)
+			if err != nil {
+				return err
+			}
+			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "application", names, opts.Wait.Timeout)
+		}
+	}
+	return cmdutil.RunRemoval(ctx, r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
@@ -16,6 +17,7 @@ func TestNewCmdRemove(t *testing.T) {
 	tests := []struct {
 		args, wantErr, wantApps string
 		want                    cmdutil.RemoveFlags
+		wait                    cmdutil.WaitFlags
 	}{
 		{args: "mysql", wantApps: "mysql"},
 		{args: "mysql wordpress --no-prompt --dry-run", wantApps: "mysql wordpress", want: cmdutil.RemoveFlags{NoPrompt: true, DryRun: true}},
@@ -25,6 +27,9 @@ func TestNewCmdRemove(t *testing.T) {
 		{args: "mysql app-1", wantErr: `invalid application name "app-1"`},
 		{args: "mysql/0", wantErr: `invalid application name "mysql/0"`},
 		{args: "mysql --no-wait", wantErr: "--no-wait without --force not valid"},
+		{args: "mysql --wait --timeout 90s", wantApps: "mysql", wait: cmdutil.WaitFlags{Wait: true, Timeout: 90 * time.Second}},
+		{args: "mysql --timeout 1m", wantErr: "--timeout without --wait not valid"},
+		{args: "mysql --wait --dry-run", wantErr: "--wait with --dry-run not valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -37,7 +42,8 @@ func TestNewCmdRemove(t *testing.T) {
 				}
 				return
 			}
-			if strings.Join(got.Applications, " ") != tt.wantApps || got.RemoveFlags != tt.want {
+			if strings.Join(got.Applications, " ") != tt.wantApps || got.RemoveFlags != tt.want ||
+				tt.wait.Wait && got.Wait != tt.wait || !tt.wait.Wait && got.Wait.Wait {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -67,11 +73,29 @@ func TestRemoveRun(t *testing.T) {
 		name, args, in, names string
 		terminal              bool
 		results               []*jujupb.RemoveResult
+		snapshots             []*jujupb.FullStatusResponse // for --wait
 		wantCalls             int
 		wantErr               string
 	}{
 		{name: "no-prompt", args: "mysql logging --no-prompt", names: "mysql logging", terminal: true, results: two, wantCalls: 1},
-		{name: "no-terminal", args: "mysql logging", names: "mysql logging", results: two, wantCalls: 1},
+		{name: "no-terminal", args: "mysql logging", names: "mysql logging", results: two, wantCalls: 0,
+			wantErr: "application removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking"},
+		{name: "wait", args: "mysql logging --no-prompt --wait", names: "mysql logging", results: two, wantCalls: 1,
+			snapshots: []*jujupb.FullStatusResponse{
+				{Applications: []*jujupb.ApplicationStatus{
+					{Name: "mysql", Life: "dying", Units: []*jujupb.UnitStatus{{Name: "mysql/0"}, {Name: "mysql/1"}}},
+					{Name: "logging", Life: "dying"},
+				}},
+				{Applications: []*jujupb.ApplicationStatus{{Name: "mysql", Life: "dying", Units: []*jujupb.UnitStatus{{Name: "mysql/1"}}}}},
+				{},
+			}},
+		{name: "wait-timeout", args: "mysql --no-prompt --wait --timeout 10ms", names: "mysql", results: two[:1], wantCalls: 1,
+			snapshots: []*jujupb.FullStatusResponse{
+				{Applications: []*jujupb.ApplicationStatus{{Name: "mysql", Life: "dying", BlockedBy: []string{"waiting for 1 unit to be removed: mysql/0",
+					`unit mysql/0 is in error: hook failed: "stop"`}, Units: []*jujupb.UnitStatus{{Name: "mysql/0"}}}}},
+			},
+			wantErr: "timed out after 10ms waiting for removal of application mysql: dying (1 unit left)\n" +
+				`  application mysql: waiting for 1 unit to be removed: mysql/0; unit mysql/0 is in error: hook failed: "stop"`},
 		{name: "dry-run", args: "mysql logging --dry-run", names: "mysql logging", terminal: true, results: two, wantCalls: 1},
 		{name: "prompt-yes", args: "mysql logging --force", names: "mysql logging", terminal: true, in: "Yes\n", results: two, wantCalls: 2},
 		{name: "prompt-eof", args: "mysql logging", names: "mysql logging", terminal: true, results: two, wantCalls: 1,
@@ -93,11 +117,17 @@ func TestRemoveRun(t *testing.T) {
 					return &cmdutil.ModelRef{Name: "default", UUID: "uuid-default"}, nil
 				}
 				o.Client = func(context.Context) (removeAPI, error) { return fake, nil }
+				o.WaitClient = func(context.Context) (cmdutil.WaitAPI, error) { return cmdtest.NewWaitAPI(tt.snapshots...), nil }
 				return removeRun(context.Background(), o)
 			})
 			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, false)
 			if len(fake.reqs) != tt.wantCalls {
 				t.Fatalf("%d calls, want %d", len(fake.reqs), tt.wantCalls)
+			}
+			golden.Assert(t, out.String(), "remove-application/"+tt.name+".stdout.golden")
+			golden.Assert(t, errOut.String(), "remove-application/"+tt.name+".stderr.golden")
+			if tt.wantCalls == 0 {
+				return
 			}
 			prompt := tt.terminal && !strings.Contains(tt.args, "--no-prompt")
 			if dry := prompt || strings.Contains(tt.args, "--dry-run"); fake.reqs[0].GetDryRun() != dry {
@@ -108,8 +138,6 @@ func TestRemoveRun(t *testing.T) {
 				last.GetForce() != strings.Contains(tt.args, "--force") {
 				t.Errorf("request = %v", last)
 			}
-			golden.Assert(t, out.String(), "remove-application/"+tt.name+".stdout.golden")
-			golden.Assert(t, errOut.String(), "remove-application/"+tt.name+".stderr.golden")
 		})
 	}
 }

@@ -41,8 +41,9 @@ func NewCmdSetConstraints(f *cmdutil.Factory, runF func(*setConstraintsOptions) 
 		Short: "Set the constraints of an application",
 		Long: `Replace the application's constraints with the given ones ("mem=" sets mem explicitly
 empty). Units added later get them; existing units keep theirs.`,
-		Example: "  juju set-constraints mysql mem=8G cores=4",
-		Args:    appNameArgs(0),
+		Example:     "  juju set-constraints mysql mem=8G cores=4",
+		Annotations: map[string]string{cmdutil.SeeAlso: "constraints, set-model-constraints, deploy, add-unit"},
+		Args:        appNameArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Application = args[0]
 			cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, args[1:]...)

@@ -52,8 +52,9 @@ relations they have, and each endpoint's relations.
 An application that is not alive shows its life, what its removal waits for
 (removal-blocked-by) and, when a forced removal is scheduled, when it takes over
 (forced-removal-at).`,
-		Example: "  juju show-application mysql\n  juju show-application mysql wordpress --format json",
-		Args:    cmdutil.AtLeastOneArg("an application name must be supplied", names.IsValidApplication, "application name %s not valid"),
+		Example:     "  juju show-application mysql\n  juju show-application mysql wordpress --format json",
+		Annotations: map[string]string{cmdutil.SeeAlso: "show-unit, status, config, constraints"},
+		Args:        cmdutil.AtLeastOneArg("an application name must be supplied", names.IsValidApplication, "application name %s not valid"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Applications = args
 			if runF != nil {

@@ -41,6 +41,40 @@ func (f *RemoveFlags) Validate() error {
 	return ValidateNoWait(f.Force, f.NoWait)
 }
 
+// ValidateWait refuses --wait with --dry-run, which removes nothing to wait for, and checks
+// --timeout; errors are usage errors.
+func (f *RemoveFlags) ValidateWait(cmd *cobra.Command, w *WaitFlags) error {
+	if w.Wait && f.DryRun {
+		return FlagErrorf("--wait with --dry-run not valid")
+	}
+	return w.Validate(cmd)
+}
+
+// ErrNoTerminal is why a command that would ask for confirmation fails when stdin is not a
+// terminal: scripts must say --no-prompt, rather than hang on a question or act unasked.
+var ErrNoTerminal = errors.New("cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking")
+
+// RequireTerminal returns ErrNoTerminal unless stdin is a terminal: call it before a prompt.
+func RequireTerminal(s *output.Streams) error {
+	if !s.InTerminal {
+		return ErrNoTerminal
+	}
+	return nil
+}
+
+// CheckPrompt fails with ErrNoTerminal ("<noun> removal: cannot ask…") when the removal would
+// ask for confirmation and cannot: neither --dry-run nor --no-prompt, and stdin not a terminal.
+// Commands call it before resolving the model, so nothing is sent to the controller.
+func (f *RemoveFlags) CheckPrompt(s *output.Streams, noun string) error {
+	if f.DryRun || f.NoPrompt {
+		return nil
+	}
+	if err := RequireTerminal(s); err != nil {
+		return fmt.Errorf("%s removal: %w", noun, err)
+	}
+	return nil
+}
+
 // ValidateNoWait refuses --no-wait without --force, in Juju's words.
 func ValidateNoWait(force, noWait bool) error {
 	if noWait && !force {
@@ -66,6 +100,9 @@ type Removal struct {
 	// Failure is the message of one failed result, without "ERROR "; nil means
 	// "removing <noun> <name> failed: <error>".
 	Failure func(r *jujupb.RemoveResult) string
+	// Wait, when set (--wait), is called after a removal without failures with the names of
+	// the entities removed, and waits until they are gone.
+	Wait func(ctx context.Context, names []string) error
 }
 
 // ErrAborted is the answer to anything but "y" or "yes" at the prompt.
@@ -73,15 +110,20 @@ var ErrAborted = errors.New("aborted")
 
 // RunRemoval runs Juju's remove flow:
 //   - --dry-run: one dry-run call; the plan is printed and nothing changes;
-//   - prompting (no --no-prompt and a terminal on stdin): a dry-run call, the plan, then
-//     "Continue [y/N]? "; only "y" or "yes" goes on to the real call, after which only failures
-//     are printed;
-//   - otherwise: the real call, and the plan lines of what it removed.
+//   - --no-prompt: the real call, and the plan lines of what it removed;
+//   - otherwise, with a terminal on stdin: a dry-run call, the plan, then "Continue [y/N]? ";
+//     only "y" or "yes" goes on to the real call, after which only failures are printed;
+//   - otherwise (no terminal to ask on): nothing is sent, and the error says to pass
+//     --no-prompt.
 //
 // Failed entities are reported on stderr as "ERROR removing ... failed: ..." while the others
-// go on; the result is then ErrSilent. A failed dry run stops before the prompt.
+// go on; the result is then ErrSilent. A failed dry run stops before the prompt. After a
+// removal without failures, Wait (--wait) waits for the entities to be gone.
 func RunRemoval(ctx context.Context, r *Removal) error {
-	prompt := !r.Flags.DryRun && !r.Flags.NoPrompt && r.IO.InTerminal
+	if err := r.Flags.CheckPrompt(r.IO, r.Noun); err != nil {
+		return err
+	}
+	prompt := !r.Flags.DryRun && !r.Flags.NoPrompt
 	if r.Flags.DryRun || prompt {
 		results, err := r.call(ctx, true)
 		if err != nil {
@@ -118,7 +160,14 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 	if r.reportFailures(results) {
 		return ErrSilent
 	}
-	return nil
+	if r.Wait == nil {
+		return nil
+	}
+	names := make([]string, 0, len(results))
+	for _, res := range results {
+		names = append(names, res.GetName())
+	}
+	return r.Wait(ctx, names)
 }
 
 // Confirm asks "Continue [y/N]? " on stderr and reads one line: nil for "y" or "yes" in any

@@ -67,7 +67,9 @@ func TestRunRemoval(t *testing.T) {
 		wantErr   string
 	}{
 		{name: "no-prompt", flags: RemoveFlags{NoPrompt: true}, terminal: true, real: twoUnits(), wantCalls: "real"},
-		{name: "no-terminal", real: twoUnits(), wantCalls: "real"},
+		{name: "no-terminal", real: twoUnits(), wantCalls: "",
+			wantErr: "unit removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking"},
+		{name: "no-terminal-no-prompt", golden: "no-prompt", flags: RemoveFlags{NoPrompt: true}, real: twoUnits(), wantCalls: "real"},
 		{name: "dry-run", flags: RemoveFlags{DryRun: true}, terminal: true, dryRun: twoUnits(), wantCalls: "dry-run"},
 		{name: "dry-run-requires-force", flags: RemoveFlags{DryRun: true},
 			dryRun: []*jujupb.RemoveResult{{Name: "mysql/1", Units: []string{"logging/0"}, RequiresForce: true}}, wantCalls: "dry-run"},
@@ -194,6 +196,50 @@ func TestRunRemovalCallError(t *testing.T) {
 		if out.Len()+errOut.Len() != 0 {
 			t.Errorf("%+v: printed %q %q", flags, out.String(), errOut.String())
 		}
+	}
+}
+
+func TestRunRemovalWait(t *testing.T) {
+	results := []*jujupb.RemoveResult{{Name: "mysql/1"}, {Name: "wordpress/0"}}
+	var waited []string
+	wait := func(_ context.Context, names []string) error { waited = names; return nil }
+	ios, _, _ := output.TestStreams()
+	err := RunRemoval(context.Background(), &Removal{
+		IO: ios, Flags: RemoveFlags{NoPrompt: true}, Noun: "unit",
+		Request: &jujupb.RemoveRequest{Names: []string{"mysql/1", "wordpress/0"}},
+		Remove:  (&fakeRemover{real: results}).remove, Wait: wait,
+	})
+	if err != nil || strings.Join(waited, " ") != "mysql/1 wordpress/0" {
+		t.Errorf("err %v, waited for %q", err, waited)
+	}
+
+	// A failure is reported and nothing is waited for.
+	waited = nil
+	err = RunRemoval(context.Background(), &Removal{
+		IO: ios, Flags: RemoveFlags{NoPrompt: true}, Noun: "unit",
+		Request: &jujupb.RemoveRequest{Names: []string{"mysql/1", "foo/0"}},
+		Remove:  (&fakeRemover{real: []*jujupb.RemoveResult{{Name: "mysql/1"}, {Name: "foo/0", Error: "nope"}}}).remove,
+		Wait:    wait,
+	})
+	if !errors.Is(err, ErrSilent) || waited != nil {
+		t.Errorf("err %v, waited for %q", err, waited)
+	}
+}
+
+func TestCheckPrompt(t *testing.T) {
+	ios, _, _ := output.TestStreams()
+	for _, f := range []RemoveFlags{{NoPrompt: true}, {DryRun: true}} {
+		if err := f.CheckPrompt(ios, "unit"); err != nil {
+			t.Errorf("%+v: %v", f, err)
+		}
+	}
+	if err := (&RemoveFlags{}).CheckPrompt(ios, "machine"); !errors.Is(err, ErrNoTerminal) ||
+		!strings.HasPrefix(err.Error(), "machine removal: cannot ask for confirmation") {
+		t.Errorf("no terminal: %v", err)
+	}
+	ios.InTerminal = true
+	if err := (&RemoveFlags{}).CheckPrompt(ios, "unit"); err != nil {
+		t.Errorf("terminal: %v", err)
 	}
 }
 

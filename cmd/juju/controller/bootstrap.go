@@ -102,10 +102,15 @@ func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *co
 $JUJU_DATA/controllers/<name>, listening on a loopback port. The controller gets the models
 "controller" and "default", and becomes the current controller with "default" as current model.
 
-The only cloud is "localhost"; the controller name defaults to "local".`,
+The only cloud is "localhost"; the controller name defaults to "local".
+
+Progress goes to stderr (--quiet hides it). If the controller does not answer within
+--timeout (default 30s), bootstrap stops it and fails, quoting the end of its log.`,
 		Example: `  juju bootstrap
-  juju bootstrap localhost dev --api-port 17070`,
-		Args: cmdutil.MaxArgs(2),
+  juju bootstrap localhost dev --api-port 17070
+  juju bootstrap --timeout 2m`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "controllers, kill-controller, add-model, whoami, status"},
+		Args:        cmdutil.MaxArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cloud, opts.Name = localCloud, defaultName
 			if len(args) > 0 {
@@ -123,6 +128,9 @@ The only cloud is "localhost"; the controller name defaults to "local".`,
 			if opts.APIPort < 0 || opts.APIPort > 65535 {
 				return cmdutil.FlagErrorf("--api-port must be between 0 and 65535")
 			}
+			if opts.Timeout <= 0 {
+				return cmdutil.FlagErrorf("--timeout must be positive")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -130,6 +138,7 @@ The only cloud is "localhost"; the controller name defaults to "local".`,
 		},
 	}
 	cmd.Flags().IntVar(&opts.APIPort, "api-port", 0, "Port of the controller API on 127.0.0.1 (0 picks a free port)")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", startupTimeout, "How long to wait for the controller to answer")
 	return cmd
 }
 
@@ -145,7 +154,7 @@ func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
 	if err := prepareDataDir(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Creating Juju controller %q on %s\n", opts.Name, opts.Cloud)
+	opts.IO.Infof("Creating Juju controller %q on %s", opts.Name, opts.Cloud)
 
 	logPath := filepath.Join(dir, jujudLog)
 	args := []string{
@@ -165,8 +174,8 @@ func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
 		proc.Stop()
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Bootstrap complete, controller %q is now available\n", opts.Name)
-	fmt.Fprintf(opts.IO.ErrOut, "Initial model %q added\n", initialModel)
+	opts.IO.Infof("Bootstrap complete, controller %q is now available", opts.Name)
+	opts.IO.Infof("Initial model %q added", initialModel)
 	return nil
 }
 

@@ -21,9 +21,12 @@ func TestNewCmdBootstrap(t *testing.T) {
 		args                string
 		wantCloud, wantName string
 		wantPort            int
+		wantTimeout         time.Duration
 		wantErr             string
 	}{
-		{args: "", wantCloud: "localhost", wantName: "local"},
+		{args: "", wantCloud: "localhost", wantName: "local", wantTimeout: 30 * time.Second},
+		{args: "--timeout 2m", wantCloud: "localhost", wantName: "local", wantTimeout: 2 * time.Minute},
+		{args: "--timeout 0s", wantErr: "--timeout must be positive"},
 		{args: "localhost dev --api-port 17070", wantCloud: "localhost", wantName: "dev", wantPort: 17070},
 		{args: "aws", wantErr: `unknown cloud "aws"; only "localhost" is supported`},
 		{args: "localhost bad!name", wantErr: `controller name "bad!name" not valid`},
@@ -39,8 +42,9 @@ func TestNewCmdBootstrap(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			if got.Cloud != tt.wantCloud || got.Name != tt.wantName || got.APIPort != tt.wantPort {
-				t.Errorf("opts = %s %s %d", got.Cloud, got.Name, got.APIPort)
+			if got.Cloud != tt.wantCloud || got.Name != tt.wantName || got.APIPort != tt.wantPort ||
+				tt.wantTimeout != 0 && got.Timeout != tt.wantTimeout {
+				t.Errorf("opts = %s %s %d %s", got.Cloud, got.Name, got.APIPort, got.Timeout)
 			}
 		})
 	}

@@ -26,7 +26,10 @@ func NewCmdControllers(f *cmdutil.Factory, runF func(*controllersOptions) error)
 		Aliases: []string{"list-controllers"},
 		Short:   "List the controllers this client knows",
 		Long:    "List the controllers recorded in the client store; the current one is marked with *.",
-		Args:    cmdutil.NoArgs,
+		Example: `  juju controllers
+  juju controllers --format yaml`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "bootstrap, kill-controller, switch, whoami, models"},
+		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

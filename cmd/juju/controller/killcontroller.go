@@ -49,8 +49,9 @@ func NewCmdKillController(f *cmdutil.Factory, runF func(*killControllerOptions) 
 within --timeout. Its data directory is deleted and the client forgets it.
 
 Asks for confirmation on a terminal unless --no-prompt is given.`,
-		Example: "  juju kill-controller local --no-prompt",
-		Args:    cmdutil.ExactlyOneArg("no controller specified"),
+		Example:     "  juju kill-controller local --no-prompt",
+		Annotations: map[string]string{cmdutil.SeeAlso: "bootstrap, controllers, destroy-model"},
+		Args:        cmdutil.ExactlyOneArg("no controller specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if opts.Timeout <= 0 {
@@ -80,7 +81,7 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Destroying controller %q\n", opts.Name)
+	opts.IO.Infof("Destroying controller %q", opts.Name)
 	if pid := controllerPID(d); pid > 0 && opts.Alive(pid) {
 		if err := stopProcess(ctx, opts, pid); err != nil {
 			return err
@@ -94,14 +95,14 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 	if err := opts.Store.RemoveController(opts.Name); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Controller %q destroyed\n", opts.Name)
+	opts.IO.Infof("Controller %q destroyed", opts.Name)
 	return nil
 }
 
 // confirm asks on the terminal; without one the user must pass --no-prompt.
 func confirm(opts *killControllerOptions) error {
-	if !opts.IO.InTerminal {
-		return errors.New("cannot prompt: not a terminal; use --no-prompt")
+	if err := cmdutil.RequireTerminal(opts.IO); err != nil {
+		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "WARNING This command will destroy the %q controller and all its resources\n\nContinue? (y/N): ", opts.Name)
 	if !cmdutil.ReadYes(opts.IO.In) {
@@ -159,7 +160,7 @@ func stopProcess(ctx context.Context, opts *killControllerOptions, pid int) erro
 	if waitExit(ctx, opts, pid, opts.Timeout) {
 		return nil
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "jujud (pid %d) did not stop within %s, killing it\n", pid, opts.Timeout)
+	opts.IO.Warningf("jujud (pid %d) did not stop within %s, killing it", pid, opts.Timeout)
 	if err := opts.Signal(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("killing jujud (pid %d): %w", pid, err)
 	}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +113,7 @@ func TestKillControllerRunErrors(t *testing.T) {
 	}
 
 	opts.Name, opts.NoPrompt = "local", false
-	if err := killControllerRun(context.Background(), opts); err == nil || err.Error() != "cannot prompt: not a terminal; use --no-prompt" {
+	if err := killControllerRun(context.Background(), opts); err == nil || !errors.Is(err, cmdutil.ErrNoTerminal) {
 		t.Errorf("prompt off a terminal: %v", err)
 	}
 

@@ -57,7 +57,8 @@ on an existing one. The local provider does not take other placement directives.
 		Example: `  juju add-machine
   juju add-machine -n 2 --base ubuntu@22.04 --constraints cores=1
   juju add-machine lxd:0`,
-		Args: cmdutil.MaxArgs(1),
+		Annotations: map[string]string{cmdutil.SeeAlso: "machines, remove-machine, show-machine, retry-provisioning, add-unit, status"},
+		Args:        cmdutil.MaxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Placement = args[0]
@@ -166,7 +167,7 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		if strings.Contains(r.GetMachineId(), "/") {
 			kind = "container"
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "created %s %s\n", kind, r.GetMachineId())
+		opts.IO.Infof("created %s %s", kind, r.GetMachineId())
 	}
 	if len(errs) == 0 {
 		return nil

@@ -24,11 +24,14 @@ type removeOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (removeAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the removal with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 
 	Model        string
 	Machines     []string
 	KeepInstance bool
 	cmdutil.RemoveFlags
+	Wait cmdutil.WaitFlags
 }
 
 // NewCmdRemove returns "juju remove-machine <machine> ...": remove machines and containers.
@@ -37,6 +40,7 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(*removeOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[removeAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 	}
 	cmd := &cobra.Command{
 		Use:   "remove-machine [options] <machine number> ...",
@@ -49,15 +53,26 @@ A machine that runs units or containers is only removed with --force, which remo
 too without giving them the chance to stop cleanly: after a grace period of one minute,
 or at once with --no-wait, the controller does the agents' work itself.
 
-Asks for confirmation when stdin is a terminal, after showing what would be removed;
---no-prompt skips the question and --dry-run only shows the plan.`,
+Asks for confirmation after showing what would be removed; --no-prompt skips the question
+and --dry-run only shows the plan. When stdin is not a terminal nothing is asked: without
+--no-prompt or --dry-run the command fails (exit 1) before sending anything.
+
+With --no-prompt the plan lines ("will remove machine 5") go to stdout for what was
+removed. The command returns once the machines are dying; --wait waits until they are
+gone, with progress on stderr, for at most --timeout (default 10m; exit 1 after it,
+saying what each machine still waits for). --timeout is only valid with --wait.`,
 		Example: `  juju remove-machine 5
+  juju remove-machine 5 --no-prompt --wait
   juju remove-machine 6 --force
   juju remove-machine 6 --force --no-wait
   juju remove-machine 7 --keep-instance`,
-		Args: cmdutil.AtLeastOneArg("no machines specified", names.IsValidMachine, "invalid machine id %q"),
+		Annotations: map[string]string{cmdutil.SeeAlso: "machines, add-machine, remove-unit, show-machine, status"},
+		Args:        cmdutil.AtLeastOneArg("no machines specified", names.IsValidMachine, "invalid machine id %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.RemoveFlags.Validate(); err != nil {
+				return err
+			}
+			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Machines = args
@@ -68,12 +83,16 @@ Asks for confirmation when stdin is a terminal, after showing what would be remo
 		},
 	}
 	cmdutil.AddRemoveFlags(cmd, &opts.RemoveFlags, "machine")
+	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the machines are gone")
 	cmd.Flags().BoolVar(&opts.KeepInstance, "keep-instance", false, "Do not stop the running cloud instance")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
 
 func removeRun(ctx context.Context, opts *removeOptions) error {
+	if err := opts.RemoveFlags.CheckPrompt(opts.IO, "machine"); err != nil {
+		return err
+	}
 	model, err := opts.ResolveModel(ctx)
 	if err != nil {
 		return err
@@ -82,7 +101,7 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.RunRemoval(ctx, &cmdutil.Removal{
+	r := &cmdutil.Removal{
 		IO:      opts.IO,
 		Flags:   opts.RemoveFlags,
 		Noun:    "machine",
@@ -93,7 +112,17 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 		},
 		// Juju does not name the machine here; its error does.
 		Failure: func(r *jujupb.RemoveResult) string { return "removing machine failed: " + r.GetError() },
-	})
+	}
+	if opts.Wait.Wait {
+		r.Wait = func(ctx context.Context, names []string) error {
+			wc, err := opts.WaitClient(ctx)
+			if err != nil {
+				return err
+			}
+			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "machine", names, opts.Wait.Timeout)
+		}
+	}
+	return cmdutil.RunRemoval(ctx, r)
 }
 
 // writeMachinePlan writes "will remove machine 5", the units that go with it, then each of

@@ -17,6 +17,7 @@ func TestNewCmdRemove(t *testing.T) {
 		args, wantErr, wantMachines string
 		want                        cmdutil.RemoveFlags
 		wantKeep                    bool
+		wait                        cmdutil.WaitFlags
 	}{
 		{args: "5", wantMachines: "5"},
 		{args: "5 0/lxd/1 --no-prompt --dry-run", wantMachines: "5 0/lxd/1", want: cmdutil.RemoveFlags{NoPrompt: true, DryRun: true}},
@@ -26,6 +27,9 @@ func TestNewCmdRemove(t *testing.T) {
 		{args: "5 05", wantErr: `invalid machine id "05"`},
 		{args: "0/lxd", wantErr: `invalid machine id "0/lxd"`},
 		{args: "5 --no-wait", wantErr: "--no-wait without --force not valid"},
+		{args: "5 --wait", wantMachines: "5", wait: cmdutil.WaitFlags{Wait: true, Timeout: cmdutil.DefaultWaitTimeout}},
+		{args: "5 --timeout 1m", wantErr: "--timeout without --wait not valid"},
+		{args: "5 --wait --timeout -1s", wantErr: "--timeout must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -38,7 +42,8 @@ func TestNewCmdRemove(t *testing.T) {
 				}
 				return
 			}
-			if strings.Join(got.Machines, " ") != tt.wantMachines || got.RemoveFlags != tt.want || got.KeepInstance != tt.wantKeep {
+			if strings.Join(got.Machines, " ") != tt.wantMachines || got.RemoveFlags != tt.want || got.KeepInstance != tt.wantKeep ||
+				tt.wait.Wait && got.Wait != tt.wait || !tt.wait.Wait && got.Wait.Wait {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -73,6 +78,7 @@ func TestRemoveRun(t *testing.T) {
 		name, args, in string
 		terminal       bool
 		dryRun, real   []*jujupb.RemoveResult
+		snapshots      []*jujupb.FullStatusResponse // for --wait
 		wantCalls      int
 		wantErr        string
 	}{
@@ -81,7 +87,15 @@ func TestRemoveRun(t *testing.T) {
 		{name: "no-prompt", args: "5 6 --no-prompt --force", terminal: true, real: forced, wantCalls: 1},
 		{name: "prompt-yes", args: "5 6 --force --no-wait", terminal: true, in: "y\n", dryRun: forced, real: forced, wantCalls: 2},
 		{name: "prompt-no", args: "5 6", terminal: true, in: "n\n", dryRun: withUnits, wantCalls: 1, wantErr: "machine removal: aborted"},
-		{name: "failure", args: "5 6", real: []*jujupb.RemoveResult{
+		{name: "no-terminal", args: "5 6 --force", real: forced, wantCalls: 0,
+			wantErr: "machine removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking"},
+		{name: "wait", args: "5 6 --no-prompt --force --wait", real: forced, wantCalls: 1,
+			snapshots: []*jujupb.FullStatusResponse{
+				{Machines: []*jujupb.MachineStatus{{Id: "5", Life: "dying"}, {Id: "6", Life: "dead"}}},
+				{Machines: []*jujupb.MachineStatus{{Id: "5", Life: "dead"}}},
+				{},
+			}},
+		{name: "failure", args: "5 6 --no-prompt", real: []*jujupb.RemoveResult{
 			{Name: "5", Error: `cannot destroy machine 5: machine 5 has unit "mysql/0" assigned`},
 			{Name: "6"},
 		}, wantCalls: 1, wantErr: cmdutil.ErrSilent.Error()},
@@ -98,6 +112,7 @@ func TestRemoveRun(t *testing.T) {
 					return &cmdutil.ModelRef{Name: "default", UUID: "uuid-default"}, nil
 				}
 				o.Client = func(context.Context) (removeAPI, error) { return fake, nil }
+				o.WaitClient = func(context.Context) (cmdutil.WaitAPI, error) { return cmdtest.NewWaitAPI(tt.snapshots...), nil }
 				return removeRun(context.Background(), o)
 			})
 			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, false)

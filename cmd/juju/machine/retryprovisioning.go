@@ -49,7 +49,8 @@ in "juju status". Once the cause is fixed, retry-provisioning makes the provisio
 again. --all retries every machine in that state.
 
 To change a machine's constraints as well, use "juju resolved <machine> --constraints".`,
-		Example: "  juju retry-provisioning 0\n  juju retry-provisioning 0 1\n  juju retry-provisioning --all",
+		Example:     "  juju retry-provisioning 0\n  juju retry-provisioning 0 1\n  juju retry-provisioning --all",
+		Annotations: map[string]string{cmdutil.SeeAlso: "resolved, add-machine, show-machine, status"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.All && len(args) > 0:

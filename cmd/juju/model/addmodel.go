@@ -43,11 +43,12 @@ func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobr
 		Client: cmdutil.ClientFunc[addModelAPI](f),
 	}
 	cmd := &cobra.Command{
-		Use:     "add-model [options] <model name>",
-		Short:   "Add a model to the controller",
-		Long:    "Add a model to the current controller (or -c) and make it the current model, unless --no-switch.",
-		Example: "  juju add-model test\n  juju add-model big --constraints mem=8G",
-		Args:    cmdutil.ExactlyOneArg("model name is required"),
+		Use:         "add-model [options] <model name>",
+		Short:       "Add a model to the controller",
+		Long:        "Add a model to the current controller (or -c) and make it the current model, unless --no-switch.",
+		Example:     "  juju add-model test\n  juju add-model big --constraints mem=8G",
+		Annotations: map[string]string{cmdutil.SeeAlso: "models, switch, destroy-model, model-constraints, whoami"},
+		Args:        cmdutil.ExactlyOneArg("model name is required"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if !names.IsValidModel(opts.Name) {
@@ -99,6 +100,6 @@ func addModelRun(ctx context.Context, opts *addModelOptions) error {
 	if cloud == "" {
 		cloud = "localhost"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Added '%s' model on %s with credential '%s' for user '%s'\n", m.GetName(), cloud, user, user)
+	opts.IO.Infof("Added '%s' model on %s with credential '%s' for user '%s'", m.GetName(), cloud, user, user)
 	return nil
 }

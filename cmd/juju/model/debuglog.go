@@ -107,7 +107,8 @@ and --ms the milliseconds.`,
   juju debug-log --include mysql/0 --level WARNING
   juju debug-log -i mysql -x mysql/1 --include-module unit.mysql
   juju debug-log --replay --no-tail --date --utc`,
-		Args: cmdutil.NoArgs,
+		Annotations: map[string]string{cmdutil.SeeAlso: "status, show-unit, resolved"},
+		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("tail") && opts.NoTail {
 				return cmdutil.FlagErrorf("--tail and --no-tail cannot be used together")

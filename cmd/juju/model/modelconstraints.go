@@ -40,7 +40,12 @@ func NewCmdModelConstraints(f *cmdutil.Factory, runF func(*modelConstraintsOptio
 		Aliases: []string{"get-model-constraints"},
 		Short:   "Show the constraints of a model",
 		Example: "  juju model-constraints\n  juju model-constraints --format json",
-		Args:    cmdutil.NoArgs,
+		Long: `Show the constraints set on the model (the current one, or -m): what every new machine
+must provide unless its application or the machine itself says otherwise, in Juju's
+constraints format (mem=2048M cores=2), or as yaml or json. A model without constraints
+prints an empty line.`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "set-model-constraints, constraints, set-constraints"},
+		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -49,7 +49,10 @@ func NewCmdModels(f *cmdutil.Factory, runF func(*modelsOptions) error) *cobra.Co
 		Aliases: []string{"list-models"},
 		Short:   "List the models of a controller",
 		Long:    "List the models of the current controller (or -c); the current model is marked with *.",
-		Args:    cmdutil.NoArgs,
+		Example: `  juju models
+  juju models -c local --format json`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "add-model, switch, destroy-model, controllers, whoami"},
+		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -40,7 +40,8 @@ func NewCmdSetModelConstraints(f *cmdutil.Factory, runF func(*setModelConstraint
 		Short: "Set the constraints of a model",
 		Long: `Replace the model's constraints with the given ones (no argument clears them; "mem="
 sets mem explicitly empty). Existing machines and units keep their constraints.`,
-		Example: "  juju set-model-constraints mem=8G cores=4",
+		Example:     "  juju set-model-constraints mem=8G cores=4",
+		Annotations: map[string]string{cmdutil.SeeAlso: "model-constraints, set-constraints, add-machine"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, args...)
 			if err != nil {

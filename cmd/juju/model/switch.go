@@ -34,8 +34,9 @@ func NewCmdSwitch(f *cmdutil.Factory, runF func(*switchOptions) error) *cobra.Co
 
 Otherwise make the named controller and/or model current. A bare name is a controller if one
 is known by that name, else a model of the current controller.`,
-		Example: "  juju switch\n  juju switch other\n  juju switch local:default",
-		Args:    cmdutil.MaxArgs(1),
+		Example:     "  juju switch\n  juju switch other\n  juju switch local:default",
+		Annotations: map[string]string{cmdutil.SeeAlso: "whoami, models, controllers, add-model"},
+		Args:        cmdutil.MaxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Target = ""
 			if len(args) == 1 {
@@ -88,7 +89,7 @@ func switchRun(ctx context.Context, opts *switchOptions) error {
 	if from == "" {
 		from = "<none>"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s -> %s\n", from, describe(opts.Store, ctrl, model))
+	opts.IO.Infof("%s -> %s", from, describe(opts.Store, ctrl, model))
 	return nil
 }
 

@@ -52,7 +52,8 @@ principal then gets a unit of the subordinate.`,
 		Example: `  juju integrate wordpress mysql
   juju integrate wordpress:db mysql:db
   juju integrate mysql logging`,
-		Args: cobra.ArbitraryArgs,
+		Annotations: map[string]string{cmdutil.SeeAlso: "remove-relation, status, deploy"},
+		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return cmdutil.FlagErrorf("an integration must involve two applications")

@@ -2,6 +2,7 @@ package relation
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -23,10 +24,13 @@ type removeOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (removeAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the removal with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 
 	Model  string
 	Force  bool
 	NoWait bool
+	Wait   cmdutil.WaitFlags
 
 	// Either two endpoints, or an id.
 	Endpoints []string
@@ -41,6 +45,7 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(*removeOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[removeAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 	}
 	cmd := &cobra.Command{
 		Use:   "remove-relation [options] <application1>[:<endpoint1>] <application2>[:<endpoint2>] | <relation-id>",
@@ -52,13 +57,23 @@ relation-departed and relation-broken hooks; the relation goes when the last one
 Removing an application removes its relations too.
 
 --force does not wait for units that fail to leave: after a grace period of one minute,
-or at once with --no-wait, the controller does the agents' work itself.`,
+or at once with --no-wait, the controller does the agents' work itself.
+
+There is no prompt. What was done goes to stderr ("removing relation 4 (wordpress:db
+mysql:db): its units are leaving it"; --quiet hides it). The command returns once the
+relation is dying; --wait waits until it is gone, with progress on stderr, for at most
+--timeout (default 10m; exit 1 after it, saying which units are still in its scope).
+--timeout is only valid with --wait.`,
 		Example: `  juju remove-relation wordpress mysql
-  juju remove-relation wordpress:db mysql:db
+  juju remove-relation wordpress:db mysql:db --wait
   juju remove-relation 4 --force`,
-		Args: cobra.ArbitraryArgs,
+		Annotations: map[string]string{cmdutil.SeeAlso: "integrate, remove-application, status"},
+		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validateRemove(opts, args); err != nil {
+				return err
+			}
+			if err := opts.Wait.Validate(cmd); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,6 +84,7 @@ or at once with --no-wait, the controller does the agents' work itself.`,
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "Force remove a relation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "With --force, do not wait for the units to leave the relation")
+	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the relation is gone")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -101,7 +117,7 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.RemoveRelation(ctx, &jujupb.RemoveRelationRequest{
+	resp, err := c.RemoveRelation(ctx, &jujupb.RemoveRelationRequest{
 		Model:     model.UUID,
 		Endpoints: opts.Endpoints,
 		Id:        opts.ID,
@@ -109,7 +125,27 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 		Force:     opts.Force,
 		NoWait:    opts.NoWait,
 	})
-	// The controller's errors (relation matching "a b" not found, ambiguous relation) already
-	// say what is wrong.
-	return err
+	if err != nil {
+		// The controller's errors (relation matching "a b" not found, ambiguous relation)
+		// already say what is wrong.
+		return err
+	}
+	rel := fmt.Sprintf("relation %d (%s)", resp.GetId(), resp.GetKey())
+	switch resp.GetOutcome() {
+	case "removed":
+		opts.IO.Infof("removed %s", rel)
+		return nil
+	case "none":
+		opts.IO.Infof("%s is already being removed", rel)
+	default:
+		opts.IO.Infof("removing %s: its units are leaving it", rel)
+	}
+	if !opts.Wait.Wait {
+		return nil
+	}
+	wc, err := opts.WaitClient(ctx)
+	if err != nil {
+		return err
+	}
+	return cmdutil.WaitForRelationRemoval(ctx, opts.IO, wc, model.UUID, resp.GetId(), resp.GetKey(), opts.Wait.Timeout)
 }

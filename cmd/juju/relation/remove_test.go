@@ -34,6 +34,8 @@ func TestNewCmdRemove(t *testing.T) {
 		{args: "4 --no-wait", wantErr: "--no-wait without --force not valid"},
 		{args: "wordpress mysql --no-wait", wantErr: "--no-wait without --force not valid"},
 		{args: "4 --no-prompt", wantErr: "unknown flag: --no-prompt"},
+		{args: "4 --timeout 1m", wantErr: "--timeout without --wait not valid"},
+		{args: "4 --wait --timeout 0s", wantErr: "--timeout must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -98,12 +100,12 @@ func TestRemoveRun(t *testing.T) {
 	if r.GetModel() != "uuid-default" || strings.Join(r.GetEndpoints(), " ") != "wordpress mysql:db" || r.GetById() || !r.GetForce() {
 		t.Errorf("request = %v", r)
 	}
-	if printed != "" {
+	if printed != "removing relation 4 (wordpress:db mysql:db): its units are leaving it\n" {
 		t.Errorf("remove-relation printed %q", printed)
 	}
 
 	printed, err = runRemoveRelation(t, fake, "0 --force --no-wait")
-	if err != nil || printed != "" {
+	if err != nil || printed != "removing relation 4 (wordpress:db mysql:db): its units are leaving it\n" {
 		t.Fatalf("by id: %q, %v", printed, err)
 	}
 	if r := fake.req; !r.GetById() || r.GetId() != 0 || len(r.GetEndpoints()) != 0 || !r.GetForce() || !r.GetNoWait() {
@@ -115,5 +117,32 @@ func TestRemoveRun(t *testing.T) {
 	cmdtest.CheckErr(t, err, `relation matching "wordpress mysql" not found`, false)
 	if !errors.Is(err, apierr.NotFound) {
 		t.Errorf("err = %v, want NotFound", err)
+	}
+}
+
+func TestRemoveRunWait(t *testing.T) {
+	fake := &fakeRemoveRelation{}
+	ios, out, errOut := output.TestStreams()
+	api := cmdtest.NewWaitAPI(
+		&jujupb.FullStatusResponse{Relations: []*jujupb.RelationStatus{{Id: 4, Life: "dying", BlockedBy: []string{"waiting for 1 unit to leave its scope: mysql/0"}}}},
+		&jujupb.FullStatusResponse{},
+	)
+	cmd := NewCmdRemove(cmdutil.TestFactory(), func(o *removeOptions) error {
+		o.IO = ios
+		o.ResolveModel = testModel
+		o.Client = func(context.Context) (removeAPI, error) { return fake, nil }
+		o.WaitClient = func(context.Context) (cmdutil.WaitAPI, error) { return api, nil }
+		return removeRun(context.Background(), o)
+	})
+	if err := cmdtest.Execute(cmd, "wordpress mysql --wait"); err != nil {
+		t.Fatal(err)
+	}
+	want := "removing relation 4 (wordpress:db mysql:db): its units are leaving it\n" +
+		"waiting for removal of relation 4: dying\nrelation 4 removed\n"
+	if out.Len() != 0 || errOut.String() != want {
+		t.Errorf("stdout %q\nstderr %q\nwant   %q", out, errOut, want)
+	}
+	if strings.Join(api.Patterns[0], " ") != "wordpress mysql" {
+		t.Errorf("status read for %v", api.Patterns[0])
 	}
 }

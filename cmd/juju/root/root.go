@@ -47,12 +47,27 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Long: `Juju deploys charms (applications and their operational code) into models on a
 controller, adds units and machines, and reports their status.
 
-Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status".`,
+Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status".
+"juju help commands" lists every command; "juju help <command>" describes one.
+
+Scripting contract: data goes to stdout, everything else (progress, warnings, prompts,
+errors) to stderr. Exit codes: 0 success, 1 failure, 2 usage error (unknown command or
+option, bad value, conflicting options; nothing is sent to the controller). Commands
+never prompt when stdin is not a terminal: those that would ask fail, saying to pass
+--no-prompt. --quiet drops the informational lines on stderr; --verbose adds detail.`,
+		Example: `  juju bootstrap
+  juju deploy ./charms/mysql
+  juju status --format json
+  juju help deploy`,
+		Annotations:   map[string]string{cmdutil.SeeAlso: "help, bootstrap, deploy, status"},
 		Version:       version.Current,
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f.IO.Quiet && f.IO.Verbose {
+				return cmdutil.FlagErrorf(`"verbose" and "quiet" flags clash, please use one or the other, not both`)
+			}
 			f.BindFlags(cmd.Flags())
 			return nil
 		},
@@ -69,13 +84,22 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 	})
 	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.SuggestionsMinimumDistance = 2
+	pf := cmd.PersistentFlags()
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "Show no informational output")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "Show more verbose output")
+	pf.BoolP("help", "h", false, "Show help on a command or other topic")
+	cmd.Flags().Bool("version", false, "Print the version of juju")
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
+	cmd.SetHelpCommand(newCmdHelp())
 
 	cmd.AddCommand(
 		controller.NewCmdBootstrap(f, nil),
 		controller.NewCmdControllers(f, nil),
 		controller.NewCmdKillController(f, nil),
+		controller.NewCmdWhoami(f, nil),
 		model.NewCmdModels(f, nil),
 		model.NewCmdAddModel(f, nil),
+		model.NewCmdDestroy(f, nil),
 		model.NewCmdSwitch(f, nil),
 		model.NewCmdModelConstraints(f, nil),
 		model.NewCmdSetModelConstraints(f, nil),
@@ -93,6 +117,7 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 		unit.NewCmdShow(f, nil),
 		application.NewCmdShow(f, nil),
 		machine.NewCmdShow(f, nil),
+		machine.NewCmdList(f, nil),
 		waitfor.NewCmdWaitFor(f, nil),
 		model.NewCmdDebugLog(f, nil),
 		unit.NewCmdResolved(f, nil),
@@ -101,17 +126,8 @@ Start with "juju bootstrap", then "juju deploy ./path/to/charm" and "juju status
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)
+	completion.Register(cmd, f.CompletionSource())
 	return cmd
-}
-
-// unknownCommand is Juju's answer to a command it does not know, with a suggestion when one is
-// close.
-func unknownCommand(cmd *cobra.Command, name string) error {
-	msg := fmt.Sprintf("juju: %q is not a juju command. See \"juju --help\".", name)
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += "\n\nDid you mean:\n\t" + s[0]
-	}
-	return &cmdutil.FlagError{Err: errors.New(msg)}
 }
 
 var (
@@ -155,7 +171,11 @@ func run(ctx context.Context, cmd *cobra.Command, args []string, s *output.Strea
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.ErrOut)
-	_, err := cmd.ExecuteContextC(ctx)
+	cmd.InitDefaultHelpCmd()
+	err := misplacedCommand(cmd, args)
+	if err == nil {
+		_, err = cmd.ExecuteContextC(ctx)
+	}
 	if err == nil {
 		return exitOK
 	}

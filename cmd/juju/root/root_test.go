@@ -43,7 +43,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "missing short value", args: []string{"add-unit", "mysql", "-n"}, wantCode: 2, wantStderr: "ERROR option needs an argument: -n\n"},
 		{name: "bad int", args: []string{"add-unit", "mysql", "-n", "x"}, wantCode: 2,
 			wantStderr: "ERROR invalid value \"x\" for option --num-units: strconv.ParseInt: parsing \"x\": invalid syntax\n"},
-		{name: "bad format", args: []string{"status", "--format", "xml"}, wantCode: 2,
+		{name: "bad format", args: []string{"controllers", "--format", "xml"}, wantCode: 2,
 			wantStderr: "ERROR invalid value \"xml\" for --format: expected one of json, tabular, yaml\n"},
 		{name: "usage error from validation", args: []string{"deploy"}, wantCode: 2, wantStderr: "ERROR no charm or bundle specified\n"},
 		{name: "arg count", args: []string{"models", "x"}, wantCode: 2, wantStderr: "ERROR unrecognized args: [\"x\"]\n"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,8 +51,24 @@ func TestNewCmdStatus(t *testing.T) {
 				t.Errorf("opts = %+v", o)
 			}
 		}},
+		{args: "--format oneline --watch 2s", check: func(t *testing.T, o *statusOptions) {
+			if o.Format != output.Oneline || o.Watch != 2*time.Second {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "active error mysql* */0 0/lxd/1", check: func(t *testing.T, o *statusOptions) {
+			if strings.Join(o.Patterns, " ") != "active error mysql* */0 0/lxd/1" {
+				t.Errorf("patterns = %q", o.Patterns)
+			}
+		}},
 		{args: "--color --no-color", wantErr: "cannot mix --no-color and --color"},
-		{args: "--format xml", wantErr: `invalid value "xml" for --format: expected one of json, tabular, yaml`},
+		{args: "--format xml", wantErr: `invalid value "xml" for --format: expected one of json, line, oneline, short, summary, tabular, yaml`},
+		{args: "mysql/x", wantErr: `invalid selector "mysql/x": expected an application, unit or machine name ("*" wildcards allowed) or a status value`},
+		{args: "mysql [", wantErr: `invalid selector "[": expected`},
+		{args: "Mysql", wantErr: `invalid selector "Mysql"`},
+		{args: "--watch 0", wantErr: "invalid --watch interval 0s: must be positive"},
+		{args: "--watch -1s", wantErr: "invalid --watch interval -1s: must be positive"},
+		{args: "--watch 1s -o out", wantErr: "cannot use --watch with --output"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -59,8 +76,15 @@ func TestNewCmdStatus(t *testing.T) {
 			cmd := NewCmdStatus(cmdutil.TestFactory(), func(o *statusOptions) error { got = o; return nil })
 			err := execute(cmd, tt.args)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				var fe *cmdutil.FlagError
+				if !errors.As(err, &fe) && !strings.Contains(tt.args, "--format") {
+					t.Errorf("err %T is not a usage error", err)
+				}
+				if got != nil {
+					t.Error("command ran")
 				}
 				return
 			}
@@ -77,12 +101,64 @@ type fakeStatus struct {
 	patterns []string
 	resp     *jujupb.FullStatusResponse
 	err      error
+
+	// For --watch: the responses of successive calls (the last one repeats), a hook called
+	// after each call with its number, and the watch.
+	resps    []*jujupb.FullStatusResponse
+	calls    int
+	after    func(call int)
+	watch    *fakeWatcher
+	watchErr error
 }
 
 func (f *fakeStatus) FullStatus(_ context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error) {
 	f.model, f.patterns = model, patterns
+	f.calls++
+	if f.after != nil {
+		defer f.after(f.calls)
+	}
+	if len(f.resps) > 0 {
+		return f.resps[min(f.calls, len(f.resps))-1], f.err
+	}
 	return f.resp, f.err
 }
+
+func (f *fakeStatus) Watch(_ context.Context, req *jujupb.WatchRequest) (watcher, error) {
+	if f.watchErr != nil {
+		return nil, f.watchErr
+	}
+	if f.watch == nil {
+		f.watch = newFakeWatcher()
+	}
+	f.watch.req = req
+	return f.watch, nil
+}
+
+// fakeWatcher is a watch whose events the test sends.
+type fakeWatcher struct {
+	req    *jujupb.WatchRequest
+	events chan *jujupb.WatchEvent
+	end    chan error
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newFakeWatcher() *fakeWatcher {
+	return &fakeWatcher{events: make(chan *jujupb.WatchEvent, 10), end: make(chan error, 1), closed: make(chan struct{})}
+}
+
+func (w *fakeWatcher) Next() (*jujupb.WatchEvent, error) {
+	select {
+	case ev := <-w.events:
+		return ev, nil
+	case err := <-w.end:
+		return nil, err
+	case <-w.closed:
+		return nil, context.Canceled
+	}
+}
+
+func (w *fakeWatcher) Close() { w.once.Do(func() { close(w.closed) }) }
 
 var now = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -132,7 +208,7 @@ func runStatus(t *testing.T, fake *fakeStatus, opts *statusOptions) (string, str
 }
 
 func TestStatusRun(t *testing.T) {
-	for _, f := range []output.Format{output.Tabular, output.JSON, output.YAML} {
+	for _, f := range []output.Format{output.Tabular, output.JSON, output.YAML, output.Oneline, output.Summary} {
 		t.Run(string(f), func(t *testing.T) {
 			fake := &fakeStatus{resp: oneApp()}
 			out, errOut, err := runStatus(t, fake, &statusOptions{Format: f, Patterns: []string{"mysql"}})
@@ -224,5 +300,38 @@ func TestStatusRunError(t *testing.T) {
 	_, _, err := runStatus(t, &fakeStatus{err: apierr.Errorf(apierr.NotFound, `model "x" not found`)}, &statusOptions{})
 	if !errors.Is(err, apierr.NotFound) || err.Error() != `getting status of model "default": model "x" not found` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Colour: on for a terminal with colour (output.System already weighed NO_COLOR and TERM=dumb),
+// forced by --color, off with --no-color or -o.
+func TestColorStreams(t *testing.T) {
+	tty := &output.Streams{Color: true, IsTerminal: true}
+	pipe := &output.Streams{}
+	tests := []struct {
+		s              *output.Streams
+		color, noColor bool
+		file           string
+		want           bool
+	}{
+		{tty, false, false, "", true},
+		{tty, false, true, "", false},
+		{tty, false, false, "out.txt", false},
+		{pipe, false, false, "", false},
+		{pipe, true, false, "", true},
+		{pipe, true, false, "out.txt", true},
+	}
+	for _, tt := range tests {
+		if got := ColorStreams(tt.s, tt.color, tt.noColor, tt.file).Color; got != tt.want {
+			t.Errorf("ColorStreams(%+v, %v, %v, %q) = %v", tt.s, tt.color, tt.noColor, tt.file, got)
+		}
+	}
+	if tty.Color != true {
+		t.Error("ColorStreams changed its input")
+	}
+	// json is never coloured, even with --color.
+	out, _, err := runStatus(t, &fakeStatus{resp: oneApp()}, &statusOptions{Format: output.JSON, Color: true})
+	if err != nil || strings.Contains(out, "\x1b") {
+		t.Errorf("json with --color: %v %q", err, out)
 	}
 }

@@ -2,10 +2,7 @@ package status
 
 import (
 	"cmp"
-	"github.com/jujuclone/juju/core/names"
-	"maps"
-	"net"
-	"regexp"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -144,7 +142,8 @@ type ControllerView struct {
 const (
 	sinceLayout     = "02 Jan 2006 15:04:05Z07:00"
 	timestampLayout = "15:04:05Z07:00"
-	// Juju cuts the App message at 120 characters and the version at 15.
+	// Juju cuts messages (model notes, applications, units, machines) at 120 characters and the
+	// App version at 15, the last three being "...".
 	maxMessageLen = 120
 	maxVersionLen = 15
 	ellipsis      = "..."
@@ -154,14 +153,9 @@ const (
 // server's is used when empty); the timestamp is the controller time of fs, or now when fs has none;
 // times are shown in UTC when utc is set, else in local time.
 func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time, utc bool) *View {
-	since := func(ns int64) string {
-		if ns == 0 {
-			return ""
-		}
-		return inZone(time.Unix(0, ns), utc).Format(sinceLayout)
-	}
+	since := &sinceFormatter{utc: utc}
 	status := func(si *jujupb.StatusInfo, life string) StatusView {
-		return StatusView{Current: si.GetStatus(), Message: si.GetMessage(), Since: since(si.GetSince()), Life: NotAlive(life)}
+		return StatusView{Current: si.GetStatus(), Message: si.GetMessage(), Since: since.format(si.GetSince()), Life: NotAlive(life)}
 	}
 
 	m := fs.GetModel()
@@ -182,14 +176,17 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			Version:     m.GetVersion(),
 			ModelStatus: status(m.GetStatus(), ""),
 		},
-		Machines:     map[string]*MachineView{},
-		Applications: map[string]*ApplicationView{},
+		Machines:     make(map[string]*MachineView, len(fs.GetMachines())),
+		Applications: make(map[string]*ApplicationView, len(fs.GetApplications())),
 		Controller:   ControllerView{Timestamp: inZone(ts, utc).Format(timestampLayout)},
 	}
 
-	machines := map[string]*MachineView{}
-	for _, pm := range fs.GetMachines() {
-		mv := &MachineView{
+	// Views are allocated together: a large model has tens of thousands.
+	machineViews := make([]MachineView, len(fs.GetMachines()))
+	machines := make(map[string]*MachineView, len(fs.GetMachines()))
+	for i, pm := range fs.GetMachines() {
+		mv := &machineViews[i]
+		*mv = MachineView{
 			JujuStatus:    status(pm.GetAgentStatus(), pm.GetLife()),
 			Hostname:      pm.GetHostname(),
 			DNSName:       pm.GetDnsName(),
@@ -203,12 +200,14 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 		if mv.InstanceID == "" {
 			mv.InstanceID = "pending" // not provisioned yet, as Juju shows it
 		}
-		if net.ParseIP(mv.DNSName) != nil {
+		if _, err := netip.ParseAddr(mv.DNSName); err == nil {
 			mv.IPAddresses = []string{mv.DNSName}
 		}
 		machines[pm.GetId()] = mv
 	}
-	for id, mv := range machines {
+	for _, pm := range fs.GetMachines() {
+		id := pm.GetId()
+		mv := machines[id]
 		host := containerHost(id)
 		if parent, ok := machines[host]; ok && host != "" {
 			if parent.Containers == nil {
@@ -223,24 +222,29 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 	// Units first, so subordinates can be attached to principals of any application.
 	type unitEntry struct {
 		view      *UnitView
-		app       string
 		principal string
 	}
-	units := map[string]unitEntry{}
+	total := 0
+	for _, pa := range fs.GetApplications() {
+		total += len(pa.GetUnits())
+	}
+	unitViews := make([]UnitView, 0, total)
+	units := make(map[string]unitEntry, total)
 	for _, pa := range fs.GetApplications() {
 		for _, pu := range pa.GetUnits() {
-			uv := &UnitView{
+			unitViews = append(unitViews, UnitView{
 				WorkloadStatus: status(pu.GetWorkloadStatus(), ""),
 				JujuStatus:     status(pu.GetAgentStatus(), pu.GetLife()),
 				Leader:         pu.GetLeader(),
 				OpenPorts:      sortPorts(pu.GetOpenPorts()),
 				PublicAddress:  pu.GetPublicAddress(),
 				Removal:        NewRemoval(pu.GetBlockedBy(), pu.GetForceAfter(), utc),
-			}
+			})
+			uv := &unitViews[len(unitViews)-1]
 			if pu.GetPrincipal() == "" {
 				uv.Machine = pu.GetMachine()
 			}
-			units[pu.GetName()] = unitEntry{view: uv, app: pa.GetName(), principal: pu.GetPrincipal()}
+			units[pu.GetName()] = unitEntry{view: uv, principal: pu.GetPrincipal()}
 		}
 	}
 
@@ -271,20 +275,24 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 		v.Applications[pa.GetName()] = av
 	}
 
-	for name, u := range units {
-		// Only one level of nesting: a principal must itself be top level (this also breaks cycles).
-		if p, ok := units[u.principal]; ok && p.principal == "" {
-			if p.view.Subordinates == nil {
-				p.view.Subordinates = map[string]*UnitView{}
+	for _, pa := range fs.GetApplications() {
+		av := v.Applications[pa.GetName()]
+		for _, pu := range pa.GetUnits() {
+			name := pu.GetName()
+			u := units[name]
+			// Only one level of nesting: a principal must itself be top level (this also breaks cycles).
+			if p, ok := units[u.principal]; ok && p.principal == "" {
+				if p.view.Subordinates == nil {
+					p.view.Subordinates = map[string]*UnitView{}
+				}
+				p.view.Subordinates[name] = u.view
+				continue
 			}
-			p.view.Subordinates[name] = u.view
-			continue
+			if av.Units == nil {
+				av.Units = make(map[string]*UnitView, len(pa.GetUnits()))
+			}
+			av.Units[name] = u.view
 		}
-		av := v.Applications[u.app]
-		if av.Units == nil {
-			av.Units = map[string]*UnitView{}
-		}
-		av.Units[name] = u.view
 	}
 	return v
 }
@@ -397,165 +405,6 @@ func relationRows(rels []*jujupb.RelationStatus) []relationRow {
 	return rows
 }
 
-// WithRelations makes Table include the Integration section (juju status --relations).
-func (v *View) WithRelations(show bool) *View {
-	v.showRelations = show
-	return v
-}
-
-// WithColor makes Table colour statuses when s has colour enabled.
-func (v *View) WithColor(s *output.Streams) *View {
-	v.streams = s
-	return v
-}
-
-// Empty reports whether the model has no machines and no applications.
-func (v *View) Empty() bool {
-	return len(v.Machines) == 0 && len(v.Applications) == 0
-}
-
-// Table returns the Model, App, Unit and Machine sections, and the Integration section when
-// asked for (WithRelations); sections without rows are left out.
-func (v *View) Table() []output.Table {
-	tables := []output.Table{v.modelTable(), v.appTable(), v.unitTable(), v.MachineTable()}
-	if v.showRelations {
-		tables = append(tables, v.relationTable())
-	}
-	return tables
-}
-
-func (v *View) modelTable() output.Table {
-	m := v.Model
-	cloud := m.Cloud
-	if m.Region != "" {
-		cloud += "/" + m.Region
-	}
-	t := output.Table{
-		Header: []string{"Model", "Controller", "Cloud/Region", "Version", "Timestamp"},
-		Rows:   [][]string{{m.Name, m.Controller, cloud, m.Version, v.Controller.Timestamp}},
-	}
-	if msg := m.ModelStatus.Message; msg != "" {
-		t.Header = append(t.Header, "Notes")
-		t.Rows[0] = append(t.Rows[0], msg)
-	}
-	return t
-}
-
-func (v *View) appTable() output.Table {
-	t := output.Table{
-		Header:     []string{"App", "Version", "Status", "Scale", "Charm", "Channel", "Rev", "Exposed", "Message"},
-		RightAlign: []int{3, 6},
-	}
-	for _, name := range sortedKeys(v.Applications) {
-		a := v.Applications[name]
-		scale := strconv.Itoa(a.desired)
-		if a.ready != a.desired {
-			scale = output.Paint(v.streams, output.Yellow, strconv.Itoa(a.ready)+"/"+scale)
-		}
-		exposed := "no"
-		if a.Exposed {
-			exposed = output.Paint(v.streams, output.Green, "yes")
-		}
-		st := a.ApplicationStatus.Current
-		msg := truncate(a.ApplicationStatus.Message, maxMessageLen)
-		if a.Life != "" {
-			msg = removalMessage(a.Life, a.RemovalBlockedBy)
-		}
-		t.Rows = append(t.Rows, []string{
-			name,
-			truncate(firstLine(a.Version), maxVersionLen),
-			output.Colorize(v.streams, st, st),
-			scale,
-			a.CharmName,
-			"", // charm channel: local charms have none
-			strconv.Itoa(a.CharmRev),
-			exposed,
-			msg,
-		})
-	}
-	return t
-}
-
-func (v *View) unitTable() output.Table {
-	t := output.Table{Header: []string{"Unit", "Workload", "Agent", "Machine", "Public address", "Ports", "Message"}}
-	var add func(name string, u *UnitView, level int)
-	add = func(name string, u *UnitView, level int) {
-		if u.Leader {
-			name += "*"
-		}
-		ws, as := u.WorkloadStatus.Current, u.JujuStatus.Current
-		t.Rows = append(t.Rows, []string{
-			strings.Repeat("  ", level) + name,
-			output.Colorize(v.streams, ws, ws),
-			output.Colorize(v.streams, as, as),
-			u.Machine,
-			u.PublicAddress,
-			formatPorts(u.OpenPorts),
-			unitMessage(u),
-		})
-		for _, sub := range sortedKeys(u.Subordinates) {
-			add(sub, u.Subordinates[sub], level+1)
-		}
-	}
-	all := map[string]*UnitView{}
-	for _, a := range v.Applications {
-		for name, u := range a.Units {
-			all[name] = u
-		}
-	}
-	for _, name := range sortedKeys(all) {
-		add(name, all[name], 0)
-	}
-	return t
-}
-
-// MachineTable is the Machine section: every machine and container, naturally sorted; it has no
-// rows on a k8s model.
-func (v *View) MachineTable() output.Table {
-	t := output.Table{Header: []string{"Machine", "State", "Address", "Inst id", "Base", "AZ", "Message"}}
-	if v.Model.Type == "caas" {
-		return t
-	}
-	all := map[string]*MachineView{}
-	var collect func(ms map[string]*MachineView)
-	collect = func(ms map[string]*MachineView) {
-		for id, m := range ms {
-			all[id] = m
-			collect(m.Containers)
-		}
-	}
-	collect(v.Machines)
-	for _, id := range sortedKeys(all) {
-		m := all[id]
-		st := m.JujuStatus.Current
-		msg := m.MachineStatus.Message
-		if st == "error" && m.JujuStatus.Message != "" {
-			msg = m.JujuStatus.Message
-		}
-		if m.JujuStatus.Life != "" {
-			msg = removalMessage(m.JujuStatus.Life, m.RemovalBlockedBy)
-		}
-		t.Rows = append(t.Rows, []string{
-			id,
-			output.Colorize(v.streams, st, st),
-			m.DNSName,
-			m.InstanceID,
-			DisplayBase(m.Base),
-			availabilityZone(m.Hardware),
-			msg,
-		})
-	}
-	return t
-}
-
-func (v *View) relationTable() output.Table {
-	t := output.Table{Header: []string{"Integration provider", "Requirer", "Interface", "Type", "Message"}}
-	for _, r := range relationRows(v.relations) {
-		t.Rows = append(t.Rows, []string{r.provider, r.requirer, r.iface, r.kind, r.message})
-	}
-	return t
-}
-
 // Machine returns the machine or container with id, wherever it nests, or nil.
 func (v *View) Machine(id string) *MachineView {
 	var find func(ms map[string]*MachineView) *MachineView
@@ -573,52 +422,6 @@ func (v *View) Machine(id string) *MachineView {
 	return find(v.Machines)
 }
 
-// removalMessage is the Message cell of an entity that is not alive: its life, then what its
-// removal waits for. It is never cut: it is the one place the reason shows.
-func removalMessage(life string, blockedBy []string) string {
-	if life == "" || len(blockedBy) == 0 {
-		return life
-	}
-	return life + ": " + strings.Join(blockedBy, "; ")
-}
-
-// unitMessage is the Message cell: for a unit that is not alive, why it is not gone yet; else the
-// workload message, prefixed by what the agent is running, or the agent's message while it is
-// allocating and the workload has none.
-func unitMessage(u *UnitView) string {
-	if u.JujuStatus.Life != "" {
-		return removalMessage(u.JujuStatus.Life, u.RemovalBlockedBy)
-	}
-	msg := u.WorkloadStatus.Message
-	switch u.JujuStatus.Current {
-	case "allocating":
-		if msg == "" {
-			msg = u.JujuStatus.Message
-		}
-	case "executing":
-		if doing := agentDoing(u.JujuStatus.Message); doing != "" {
-			msg = strings.TrimSpace("(" + doing + ") " + msg)
-		}
-	}
-	return msg
-}
-
-var (
-	hookRe   = regexp.MustCompile(`running ([a-z0-9][a-z0-9-]*) hook`)
-	actionRe = regexp.MustCompile(`running action (.+)`)
-)
-
-// agentDoing is the hook or action named in an executing agent's message.
-func agentDoing(agentMessage string) string {
-	if m := hookRe.FindStringSubmatch(agentMessage); m != nil {
-		return m[1]
-	}
-	if m := actionRe.FindStringSubmatch(agentMessage); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
 // severity orders workload statuses for deriving an application's status.
 var severity = map[string]int{
 	"error":       7,
@@ -633,19 +436,18 @@ var severity = map[string]int{
 // derivedStatus is the most severe workload status of units (unknown when there are none), as Juju
 // shows for an application whose charm set no status.
 func derivedStatus(units []*jujupb.UnitStatus) *jujupb.StatusInfo {
-	sorted := slices.Clone(units)
-	slices.SortFunc(sorted, func(a, b *jujupb.UnitStatus) int { return names.NaturalCompare(a.GetName(), b.GetName()) })
-	var best *jujupb.StatusInfo
-	for _, u := range sorted {
-		ws := u.GetWorkloadStatus()
-		if best == nil || severity[ws.GetStatus()] > severity[best.GetStatus()] {
-			best = ws
+	// The first unit in natural order of those of the highest severity.
+	var best *jujupb.UnitStatus
+	for _, u := range units {
+		d := severity[u.GetWorkloadStatus().GetStatus()] - severity[best.GetWorkloadStatus().GetStatus()]
+		if best == nil || d > 0 || d == 0 && names.NaturalLess(u.GetName(), best.GetName()) {
+			best = u
 		}
 	}
-	if best.GetStatus() == "" {
+	if best.GetWorkloadStatus().GetStatus() == "" {
 		return &jujupb.StatusInfo{Status: "unknown"}
 	}
-	return best
+	return best.GetWorkloadStatus()
 }
 
 // charmRef is the charm field: the charm name for charmhub charms, the URL for local ones.
@@ -676,20 +478,35 @@ func DisplayBase(b *BaseView) string {
 
 // containerHost is the host of a container id ("0/lxd/1" → "0"), or "" for a machine.
 func containerHost(id string) string {
-	parts := strings.Split(id, "/")
-	if len(parts) < 3 {
+	i := strings.LastIndexByte(id, '/')
+	if i < 0 {
 		return ""
 	}
-	return strings.Join(parts[:len(parts)-2], "/")
+	j := strings.LastIndexByte(id[:i], '/')
+	if j < 0 {
+		return ""
+	}
+	return id[:j]
 }
 
+// availabilityZone is the value of availability-zone in hardware ("arch=amd64
+// availability-zone=zone-a"), or "".
 func availabilityZone(hardware string) string {
-	for _, f := range strings.Fields(hardware) {
-		if z, ok := strings.CutPrefix(f, "availability-zone="); ok {
+	const key = "availability-zone="
+	for rest := hardware; ; {
+		i := strings.Index(rest, key)
+		if i < 0 {
+			return ""
+		}
+		if i == 0 || rest[i-1] == ' ' || rest[i-1] == '\t' {
+			z := rest[i+len(key):]
+			if end := strings.IndexAny(z, " \t\n"); end >= 0 {
+				z = z[:end]
+			}
 			return z
 		}
+		rest = rest[i+len(key):]
 	}
-	return ""
 }
 
 // NotAlive is life as Juju shows it: "" for alive (and unknown), else the life.
@@ -706,6 +523,67 @@ func inZone(t time.Time, utc bool) time.Time {
 		return t.UTC()
 	}
 	return t.Local()
+}
+
+// sinceFormatter formats the since times of statuses (Unix nanoseconds) as sinceLayout, in UTC
+// or local time. It is time.Format's output, written directly (a large model has tens of
+// thousands of them), and reused for times of the same second as the one before.
+type sinceFormatter struct {
+	utc  bool
+	sec  int64
+	text string
+}
+
+func (f *sinceFormatter) format(ns int64) string {
+	if ns == 0 {
+		return ""
+	}
+	sec := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		sec--
+	}
+	if f.text == "" || sec != f.sec {
+		f.sec, f.text = sec, formatSince(inZone(time.Unix(0, ns), f.utc))
+	}
+	return f.text
+}
+
+// formatSince is t.Format(sinceLayout).
+func formatSince(t time.Time) string {
+	year, month, day := t.Date()
+	if year < 1000 || year > 9999 {
+		return t.Format(sinceLayout)
+	}
+	hour, minute, second := t.Clock()
+	_, offset := t.Zone()
+	b := make([]byte, 0, len("02 Jan 2006 15:04:05-07:00"))
+	two := func(n int) { b = append(b, byte('0'+n/10), byte('0'+n%10)) }
+	two(day)
+	b = append(b, ' ')
+	b = append(b, month.String()[:3]...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(year), 10)
+	b = append(b, ' ')
+	two(hour)
+	b = append(b, ':')
+	two(minute)
+	b = append(b, ':')
+	two(second)
+	if offset == 0 {
+		return string(append(b, 'Z'))
+	}
+	// As time.Format: the offset in whole minutes, sign and all.
+	zone := offset / 60
+	if zone < 0 {
+		b = append(b, '-')
+		zone = -zone
+	} else {
+		b = append(b, '+')
+	}
+	two(zone / 60 % 100)
+	b = append(b, ':')
+	two(zone % 60)
+	return string(b)
 }
 
 func firstLine(s string) string {
@@ -726,43 +604,81 @@ func truncate(s string, n int) string {
 // a protocol together: ["443/tcp","80/tcp","8000-8005/tcp"] → "80,443/tcp 8000-8005/tcp".
 // Entries it cannot parse are appended as they are.
 func formatPorts(ports []string) string {
-	type span struct{ from, to int }
-	byProto := map[string][]span{}
+	switch len(ports) {
+	case 0:
+		return ""
+	case 1:
+		// The common case, without the merging below.
+		if s, ok := parsePort(ports[0]); ok {
+			if s.from == s.to {
+				return strconv.Itoa(s.from) + "/" + s.proto
+			}
+			return strconv.Itoa(s.from) + "-" + strconv.Itoa(s.to) + "/" + s.proto
+		}
+	}
+	spans := make([]portSpan, 0, len(ports))
 	var other []string
 	for _, p := range ports {
-		s, ok := parsePort(p)
-		if !ok {
+		if s, ok := parsePort(p); ok {
+			spans = append(spans, s)
+		} else {
 			other = append(other, p)
+		}
+	}
+	slices.SortFunc(spans, func(a, b portSpan) int {
+		return cmp.Or(strings.Compare(a.proto, b.proto), cmp.Compare(a.from, b.from))
+	})
+	// Merge overlapping and adjacent spans of a protocol.
+	merged := spans[:0]
+	for _, s := range spans {
+		if n := len(merged); n > 0 && merged[n-1].proto == s.proto && s.from <= merged[n-1].to+1 {
+			merged[n-1].to = max(merged[n-1].to, s.to)
 			continue
 		}
-		byProto[s.proto] = append(byProto[s.proto], span{s.from, s.to})
+		merged = append(merged, s)
 	}
-	var out []string
-	for _, proto := range slices.Sorted(maps.Keys(byProto)) {
-		spans := byProto[proto]
-		slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
-		var merged []span
-		for _, s := range spans {
-			if n := len(merged); n > 0 && s.from <= merged[n-1].to+1 {
-				merged[n-1].to = max(merged[n-1].to, s.to)
+	var b strings.Builder
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	for i := 0; i < len(merged); {
+		proto := merged[i].proto
+		j := i
+		for j < len(merged) && merged[j].proto == proto {
+			j++
+		}
+		// The single ports of the protocol together, then its ranges.
+		singles := 0
+		for _, s := range merged[i:j] {
+			if s.from != s.to {
 				continue
 			}
-			merged = append(merged, s)
-		}
-		var singles, ranges []string
-		for _, s := range merged {
-			if s.from == s.to {
-				singles = append(singles, strconv.Itoa(s.from))
+			if singles == 0 {
+				sep()
 			} else {
-				ranges = append(ranges, strconv.Itoa(s.from)+"-"+strconv.Itoa(s.to)+"/"+proto)
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(s.from))
+			singles++
+		}
+		if singles > 0 {
+			b.WriteString("/" + proto)
+		}
+		for _, s := range merged[i:j] {
+			if s.from != s.to {
+				sep()
+				b.WriteString(strconv.Itoa(s.from) + "-" + strconv.Itoa(s.to) + "/" + proto)
 			}
 		}
-		if len(singles) > 0 {
-			out = append(out, strings.Join(singles, ",")+"/"+proto)
-		}
-		out = append(out, ranges...)
+		i = j
 	}
-	return strings.Join(append(out, other...), " ")
+	for _, o := range other {
+		sep()
+		b.WriteString(o)
+	}
+	return b.String()
 }
 
 type portSpan struct {
@@ -797,6 +713,9 @@ func sortPorts(ports []string) []string {
 		return nil
 	}
 	c := slices.Clone(ports)
+	if len(c) == 1 {
+		return c
+	}
 	slices.SortStableFunc(c, func(a, b string) int {
 		pa, okA := parsePort(a)
 		pb, okB := parsePort(b)
@@ -831,8 +750,7 @@ func sortedCopy(s []string) []string {
 	return c
 }
 
+// sortedKeys returns m's keys in natural order ("app/2" before "app/10").
 func sortedKeys[V any](m map[string]V) []string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, names.NaturalCompare)
-	return keys
+	return output.SortedNatural(m)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,13 @@ func TestViewGolden(t *testing.T) {
 		{name: "empty tabular", fs: emptyStatus(), format: output.Tabular, golden: "status/empty.tabular.golden"},
 		{name: "empty yaml", fs: emptyStatus(), format: output.YAML, golden: "status/empty.yaml.golden"},
 	}
+	for _, f := range []output.Format{output.Oneline, output.Short, output.Line, output.Summary} {
+		tests = append(tests, struct {
+			name, golden string
+			fs           *jujupb.FullStatusResponse
+			format       output.Format
+		}{name: "full " + string(f), fs: fullStatus(), format: f, golden: "status/full." + string(f) + ".golden"})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, stdout, _ := output.TestStreams()
@@ -169,6 +177,49 @@ func TestViewGolden(t *testing.T) {
 			}
 			golden.Assert(t, stdout.String(), tt.golden)
 		})
+	}
+}
+
+// short and line are other names of oneline.
+func TestOnelineAliases(t *testing.T) {
+	render := func(f output.Format) string {
+		var buf bytes.Buffer
+		if err := output.Write(&buf, f, NewView(fullStatus(), "lxd", testNow, true)); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	oneline := render(output.Oneline)
+	for _, f := range []output.Format{output.Short, output.Line} {
+		if got := render(f); got != oneline {
+			t.Errorf("%s:\n%s", f, golden.Diff(oneline, got))
+		}
+	}
+	if err := NewView(fullStatus(), "lxd", testNow, true).WriteText(io.Discard, "xml"); err == nil {
+		t.Error("WriteText of an unknown format succeeded")
+	}
+}
+
+// With colour: statuses in Juju's colours, headers bold, addresses cyan, ports bright magenta,
+// messages grey, endpoints magenta. json and yaml are never coloured.
+func TestViewGoldenColor(t *testing.T) {
+	s := &output.Streams{Color: true}
+	for _, f := range []output.Format{output.Tabular, output.Oneline, output.Summary} {
+		var buf bytes.Buffer
+		v := NewView(fullStatus(), "lxd", testNow, true).WithColor(s).WithRelations(true)
+		if err := output.Write(&buf, f, v); err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, buf.String(), "status/full-color."+string(f)+".golden")
+	}
+	for _, f := range []output.Format{output.JSON, output.YAML} {
+		var buf bytes.Buffer
+		if err := output.Write(&buf, f, NewView(fullStatus(), "lxd", testNow, true).WithColor(s)); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), "\x1b") {
+			t.Errorf("%s is coloured", f)
+		}
 	}
 }
 
@@ -402,6 +453,130 @@ func bigStatus(n int) *jujupb.FullStatusResponse {
 // BenchmarkStatus1000 builds and renders the tabular status of 1,000 units (2,000 unit rows).
 func BenchmarkStatus1000(b *testing.B) {
 	fs := bigStatus(1000)
+	for b.Loop() {
+		if err := output.Write(io.Discard, output.Tabular, NewView(fs, "lxd", testNow, true)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Natural order everywhere: app/2 before app/10, machine 2 before 10, containers after their
+// host; Juju's order across applications ("a-b/0" before "a/1").
+func TestNaturalOrder(t *testing.T) {
+	fs := emptyStatus()
+	app := func(name string, units ...string) *jujupb.ApplicationStatus {
+		a := &jujupb.ApplicationStatus{Name: name, CharmName: name}
+		for _, u := range units {
+			a.Units = append(a.Units, &jujupb.UnitStatus{Name: u, Machine: "1"})
+		}
+		return a
+	}
+	fs.Applications = []*jujupb.ApplicationStatus{app("app", "app/10", "app/2", "app/1"), app("a-b", "a-b/0"), app("a", "a/1")}
+	for _, id := range []string{"10", "2", "1", "1/lxd/10", "1/lxd/9"} {
+		fs.Machines = append(fs.Machines, &jujupb.MachineStatus{Id: id})
+	}
+	tables := NewView(fs, "lxd", testNow, true).Table()
+	col := func(tbl output.Table) string {
+		var names []string
+		for _, r := range tbl.Rows {
+			names = append(names, r[0])
+		}
+		return strings.Join(names, " ")
+	}
+	if got := col(tables[1]); got != "a a-b app" {
+		t.Errorf("apps = %q", got)
+	}
+	if got := col(tables[2]); got != "a-b/0 a/1 app/1 app/2 app/10" {
+		t.Errorf("units = %q", got)
+	}
+	if got := col(tables[3]); got != "1 1/lxd/9 1/lxd/10 2 10" {
+		t.Errorf("machines = %q", got)
+	}
+	var buf bytes.Buffer
+	if err := output.Write(&buf, output.Oneline, NewView(fs, "lxd", testNow, true)); err != nil {
+		t.Fatal(err)
+	}
+	want := "- a/1:  (agent:, workload:)\n- a-b/0:  (agent:, workload:)\n- app/1:  (agent:, workload:)\n- app/2:  (agent:, workload:)\n- app/10:  (agent:, workload:)\n"
+	if buf.String() != want {
+		t.Errorf("oneline:\n%s", golden.Diff(want, buf.String()))
+	}
+}
+
+// Messages are cut at 120 characters, the last three "...": model notes and the messages of
+// applications, units and machines; not the reason a dying entity is not gone.
+func TestMessagesCut(t *testing.T) {
+	long := strings.Repeat("0123456789", 13)
+	cut := long[:117] + "..."
+	fs := emptyStatus()
+	fs.Model.Status.Message = long
+	fs.Machines = []*jujupb.MachineStatus{
+		{Id: "0", AgentStatus: si("started", "", 1), InstanceStatus: si("running", long, 1)},
+		{Id: "1", Life: "dying", AgentStatus: si("started", "", 1), BlockedBy: []string{long}},
+	}
+	fs.Applications = []*jujupb.ApplicationStatus{{Name: "app", CharmName: "app", Status: si("blocked", long, 1), Units: []*jujupb.UnitStatus{
+		{Name: "app/0", Machine: "0", AgentStatus: si("executing", "running install hook", 1), WorkloadStatus: si("maintenance", long, 1)},
+		{Name: "app/1", Machine: "1", Life: "dying", AgentStatus: si("idle", "", 1), WorkloadStatus: si("active", "", 1), BlockedBy: []string{long}},
+	}}}
+	tables := NewView(fs, "lxd", testNow, true).Table()
+	checks := []struct {
+		what, got, want string
+	}{
+		{"notes", tables[0].Rows[0][5], cut},
+		{"app", tables[1].Rows[0][8], cut},
+		{"unit", tables[2].Rows[0][6], ("(install) " + long)[:117] + "..."},
+		{"dying unit", tables[2].Rows[1][6], "dying: " + long},
+		{"machine", tables[3].Rows[0][6], cut},
+		{"dying machine", tables[3].Rows[1][6], "dying: " + long},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s message = %q, want %q", c.what, c.got, c.want)
+		}
+	}
+	// Characters, not bytes: a multi-byte message is not cut inside a character.
+	if got := truncate(strings.Repeat("é", 130), 120); got != strings.Repeat("é", 117)+"..." {
+		t.Errorf("truncate of é = %q", got)
+	}
+}
+
+func TestFormatSince(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("CEST", 2*3600), time.FixedZone("NPT", 5*3600+45*60),
+		time.FixedZone("W", -9*3600-30*60), time.FixedZone("odd", -30)}
+	for i, base := range []time.Time{controllerTime, time.Date(1999, 12, 31, 23, 59, 59, 999, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 1, 1, 2, 3, 0, time.UTC)} {
+		for _, z := range zones {
+			tm := base.Add(time.Duration(i) * 7919 * time.Second).In(z)
+			if got, want := formatSince(tm), tm.Format(sinceLayout); got != want {
+				t.Errorf("formatSince(%v) = %q, want %q", tm, got, want)
+			}
+		}
+	}
+	f := &sinceFormatter{utc: true}
+	a, b := controllerTime.UnixNano(), controllerTime.Add(300*time.Millisecond).UnixNano()
+	if f.format(a) != "21 Nov 2026 20:20:15Z" || f.format(b) != "21 Nov 2026 20:20:15Z" || f.format(0) != "" ||
+		f.format(controllerTime.Add(time.Second).UnixNano()) != "21 Nov 2026 20:20:16Z" {
+		t.Error("sinceFormatter wrong")
+	}
+	if got := f.format(-1); got != time.Unix(0, -1).UTC().Format(sinceLayout) {
+		t.Errorf("before 1970: %q", got)
+	}
+}
+
+func TestSummarySubnets(t *testing.T) {
+	for _, tt := range []struct{ addr, want string }{
+		{"10.1.2.3", "10.0.0.0/8"}, {"172.16.5.4", "172.16.0.0/16"}, {"192.168.1.7", "192.168.1.0/24"}, {"fd00::1", "fd00::/64"},
+	} {
+		ip, _ := netip.ParseAddr(tt.addr)
+		if got := defaultPrefix(ip).String(); got != tt.want {
+			t.Errorf("defaultPrefix(%s) = %s, want %s", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkStatus10000 builds and renders the tabular status of 10,000 units (20,000 unit rows,
+// 10,000 machines); scripts/bench compares it with text/tabwriter.
+func BenchmarkStatus10000(b *testing.B) {
+	fs := bigStatus(10000)
 	for b.Loop() {
 		if err := output.Write(io.Discard, output.Tabular, NewView(fs, "lxd", testNow, true)); err != nil {
 			b.Fatal(err)

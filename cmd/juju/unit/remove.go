@@ -24,10 +24,13 @@ type removeOptions struct {
 	IO           *output.Streams
 	Client       func(ctx context.Context) (removeAPI, error)
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
+	// WaitClient is the client --wait watches the removal with.
+	WaitClient func(ctx context.Context) (cmdutil.WaitAPI, error)
 
 	Model string
 	Units []string
 	cmdutil.RemoveFlags
+	Wait cmdutil.WaitFlags
 }
 
 // NewCmdRemove returns "juju remove-unit <unit> [...]": remove units from their applications.
@@ -36,6 +39,7 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(*removeOptions) error) *cobra.Co
 		IO:           f.IO,
 		ResolveModel: f.Model,
 		Client:       cmdutil.ClientFunc[removeAPI](f),
+		WaitClient:   cmdutil.WaitClientFunc(f),
 	}
 	cmd := &cobra.Command{
 		Use:   "remove-unit [options] <unit> [...]",
@@ -45,18 +49,29 @@ runs its stop and remove hooks and leaves its relations; its subordinate units g
 Removing all the units of an application does not remove the application: use
 "juju remove-application" for that.
 
-Asks for confirmation when stdin is a terminal, after showing what would be removed;
---no-prompt skips the question and --dry-run only shows the plan.
+Asks for confirmation after showing what would be removed; --no-prompt skips the question
+and --dry-run only shows the plan. When stdin is not a terminal nothing is asked: without
+--no-prompt or --dry-run the command fails (exit 1) before sending anything.
+
+With --no-prompt the plan lines ("will remove unit wordpress/2") go to stdout for what was
+removed. The command returns once the units are dying; --wait waits until they are gone,
+with progress on stderr, for at most --timeout (default 10m; exit 1 after it, saying what
+each unit still waits for). --timeout is only valid with --wait.
 
 A unit that cannot go (a failed hook, a stuck agent) can be removed with --force: after a
 grace period of one minute, or at once with --no-wait, the controller does the agents'
 work itself.`,
 		Example: `  juju remove-unit wordpress/2 wordpress/3
   juju remove-unit wordpress/2 --dry-run
+  juju remove-unit wordpress/2 --no-prompt --wait --timeout 2m
   juju remove-unit wordpress/2 --force --no-wait`,
-		Args: cmdutil.AtLeastOneArg("no units specified", names.IsValidUnit, "invalid unit name %q"),
+		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, remove-application, resolved, status"},
+		Args:        cmdutil.AtLeastOneArg("no units specified", names.IsValidUnit, "invalid unit name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.RemoveFlags.Validate(); err != nil {
+				return err
+			}
+			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Units = args
@@ -67,11 +82,15 @@ work itself.`,
 		},
 	}
 	cmdutil.AddRemoveFlags(cmd, &opts.RemoveFlags, "unit")
+	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the units are gone")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
 
 func removeRun(ctx context.Context, opts *removeOptions) error {
+	if err := opts.RemoveFlags.CheckPrompt(opts.IO, "unit"); err != nil {
+		return err
+	}
 	model, err := opts.ResolveModel(ctx)
 	if err != nil {
 		return err
@@ -80,11 +99,21 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.RunRemoval(ctx, &cmdutil.Removal{
+	r := &cmdutil.Removal{
 		IO:      opts.IO,
 		Flags:   opts.RemoveFlags,
 		Noun:    "unit",
 		Request: &jujupb.RemoveRequest{Model: model.UUID, Names: opts.Units},
 		Remove:  c.RemoveUnits,
-	})
+	}
+	if opts.Wait.Wait {
+		r.Wait = func(ctx context.Context, names []string) error {
+			wc, err := opts.WaitClient(ctx)
+			if err != nil {
+				return err
+			}
+			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "unit", names, opts.Wait.Timeout)
+		}
+	}
+	return cmdutil.RunRemoval(ctx, r)
 }

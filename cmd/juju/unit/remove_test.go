@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
@@ -16,6 +17,7 @@ func TestNewCmdRemove(t *testing.T) {
 	tests := []struct {
 		args, wantErr, wantUnits string
 		want                     cmdutil.RemoveFlags
+		wait                     cmdutil.WaitFlags
 	}{
 		{args: "mysql/1", wantUnits: "mysql/1"},
 		{args: "mysql/1 wordpress/0 --no-prompt --dry-run", wantUnits: "mysql/1 wordpress/0", want: cmdutil.RemoveFlags{NoPrompt: true, DryRun: true}},
@@ -25,6 +27,11 @@ func TestNewCmdRemove(t *testing.T) {
 		{args: "mysql/1 mysql/x", wantErr: `invalid unit name "mysql/x"`},
 		{args: "mysql/1 --no-wait", wantErr: "--no-wait without --force not valid"},
 		{args: "mysql --no-wait", wantErr: `invalid unit name "mysql"`},
+		{args: "mysql/1 --wait", wantUnits: "mysql/1", wait: cmdutil.WaitFlags{Wait: true, Timeout: cmdutil.DefaultWaitTimeout}},
+		{args: "mysql/1 --no-prompt --wait --timeout 1m", wantUnits: "mysql/1", want: cmdutil.RemoveFlags{NoPrompt: true},
+			wait: cmdutil.WaitFlags{Wait: true, Timeout: time.Minute}},
+		{args: "mysql/1 --timeout 1m", wantErr: "--timeout without --wait not valid"},
+		{args: "mysql/1 --wait --dry-run", wantErr: "--wait with --dry-run not valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -37,7 +44,8 @@ func TestNewCmdRemove(t *testing.T) {
 				}
 				return
 			}
-			if strings.Join(got.Units, " ") != tt.wantUnits || got.RemoveFlags != tt.want {
+			if strings.Join(got.Units, " ") != tt.wantUnits || got.RemoveFlags != tt.want ||
+				tt.wait.Wait && got.Wait != tt.wait || !tt.wait.Wait && got.Wait.Wait {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -74,6 +82,7 @@ func TestRemoveRun(t *testing.T) {
 		names          string // sent in the request
 		terminal       bool
 		results        []*jujupb.RemoveResult
+		snapshots      []*jujupb.FullStatusResponse // for --wait
 		wantCalls      int
 		wantErr        string
 	}{
@@ -82,7 +91,18 @@ func TestRemoveRun(t *testing.T) {
 		{name: "prompt-yes", args: "mysql/1 wordpress/0", names: "mysql/1 wordpress/0", terminal: true, in: "y\n", results: withSubordinate, wantCalls: 2},
 		{name: "prompt-no", args: "mysql/1 wordpress/0", names: "mysql/1 wordpress/0", terminal: true, in: "no\n", results: withSubordinate, wantCalls: 1,
 			wantErr: "unit removal: aborted"},
-		{name: "failure", args: "mysql/1 foo/0 telegraf/0 --force", names: "mysql/1 foo/0 telegraf/0", results: []*jujupb.RemoveResult{
+		{name: "no-terminal", args: "mysql/1 wordpress/0", results: withSubordinate, wantCalls: 0,
+			wantErr: "unit removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking"},
+		{name: "wait", args: "mysql/1 wordpress/0 --no-prompt --wait", names: "mysql/1 wordpress/0", results: withSubordinate, wantCalls: 1,
+			snapshots: []*jujupb.FullStatusResponse{
+				{Applications: []*jujupb.ApplicationStatus{
+					{Name: "mysql", Units: []*jujupb.UnitStatus{{Name: "mysql/1", Life: "dying"}}},
+					{Name: "wordpress", Units: []*jujupb.UnitStatus{{Name: "wordpress/0", Life: "dying"}}},
+				}},
+				{Applications: []*jujupb.ApplicationStatus{{Name: "mysql", Units: []*jujupb.UnitStatus{{Name: "mysql/1", Life: "dead"}}}}},
+				{},
+			}},
+		{name: "failure", args: "mysql/1 foo/0 telegraf/0 --force --no-prompt", names: "mysql/1 foo/0 telegraf/0", results: []*jujupb.RemoveResult{
 			{Name: "mysql/1", Units: []string{"logging/1"}},
 			{Name: "foo/0", Error: `unit "foo/0" does not exist`},
 			{Name: "telegraf/0", Error: `cannot destroy unit "telegraf/0": unit "telegraf/0" is a subordinate, to remove use remove-relation. Note: this will remove all units of "telegraf"`},
@@ -98,11 +118,17 @@ func TestRemoveRun(t *testing.T) {
 				o.IO = ios
 				o.ResolveModel = removeModelRef
 				o.Client = func(context.Context) (removeAPI, error) { return fake, nil }
+				o.WaitClient = func(context.Context) (cmdutil.WaitAPI, error) { return cmdtest.NewWaitAPI(tt.snapshots...), nil }
 				return removeRun(context.Background(), o)
 			})
 			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, false)
 			if len(fake.reqs) != tt.wantCalls {
 				t.Fatalf("%d calls, want %d", len(fake.reqs), tt.wantCalls)
+			}
+			golden.Assert(t, out.String(), "remove-unit/"+tt.name+".stdout.golden")
+			golden.Assert(t, errOut.String(), "remove-unit/"+tt.name+".stderr.golden")
+			if tt.wantCalls == 0 {
+				return
 			}
 			prompt := tt.terminal && !strings.Contains(tt.args, "--no-prompt")
 			if dry := prompt || strings.Contains(tt.args, "--dry-run"); fake.reqs[0].GetDryRun() != dry {
@@ -113,8 +139,6 @@ func TestRemoveRun(t *testing.T) {
 				last.GetForce() != strings.Contains(tt.args, "--force") || last.GetKeepInstance() {
 				t.Errorf("request = %v", last)
 			}
-			golden.Assert(t, out.String(), "remove-unit/"+tt.name+".stdout.golden")
-			golden.Assert(t, errOut.String(), "remove-unit/"+tt.name+".stderr.golden")
 		})
 	}
 }

@@ -64,6 +64,7 @@ when the ones it had cannot be met.`,
   juju resolved mysql/0 wordpress/1 --no-retry
   juju resolved --all
   juju resolved 14 --constraints "mem=2G"`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "retry-provisioning, status, show-unit, debug-log"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.All && len(args) > 0:
@@ -128,7 +129,7 @@ func resolvedRun(ctx context.Context, opts *resolvedOptions) error {
 				machine.ReportFailure(opts.IO.ErrOut, r.GetName(), r.GetError())
 				failed = true
 			case r.GetNext() != "":
-				fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", r.GetName(), r.GetNext())
+				opts.IO.Infof("%s: %s", r.GetName(), r.GetNext())
 			}
 		}
 	}

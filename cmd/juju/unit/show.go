@@ -54,8 +54,9 @@ with the unit's own data and what it sees of the related units.
 
 A unit that is not alive shows its life, what its removal waits for (removal-blocked-by)
 and, when a forced removal is scheduled, when it takes over (forced-removal-at).`,
-		Example: "  juju show-unit mysql/0\n  juju show-unit mysql/0 wordpress/1 --format json",
-		Args:    cmdutil.AtLeastOneArg("an unit name must be supplied", names.IsValidUnit, "unit name %s not valid"),
+		Example:     "  juju show-unit mysql/0\n  juju show-unit mysql/0 wordpress/1 --format json",
+		Annotations: map[string]string{cmdutil.SeeAlso: "show-application, status, resolved, debug-log"},
+		Args:        cmdutil.AtLeastOneArg("an unit name must be supplied", names.IsValidUnit, "unit name %s not valid"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Units = args
 			if runF != nil {

@@ -23,7 +23,12 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(*versionOptions) error) *cobra.
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the Juju CLI client version",
-		Args:  cmdutil.NoArgs,
+		Long: `Print the version of this juju client on stdout, one line (the same as "juju --version").
+The controller's version is shown by "juju controllers" and "juju status".`,
+		Example: `  juju version
+  juju --version`,
+		Annotations: map[string]string{cmdutil.SeeAlso: "whoami, controllers"},
+		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)

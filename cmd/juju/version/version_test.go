@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/internal/testutil/golden"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -29,5 +30,18 @@ func TestVersionRun(t *testing.T) {
 	}
 	if out.String() != "1.2.3\n" {
 		t.Errorf("output = %q", out.String())
+	}
+}
+
+// TestVersionGolden keeps the version line scripts read: the version and a newline, nothing on
+// stderr.
+func TestVersionGolden(t *testing.T) {
+	ios, out, errOut := output.TestStreams()
+	if err := versionRun(context.Background(), &versionOptions{IO: ios, Version: "0.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, out.String(), "version/plain.stdout.golden")
+	if errOut.Len() != 0 {
+		t.Errorf("stderr = %q", errOut.String())
 	}
 }

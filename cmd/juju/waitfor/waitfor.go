@@ -104,7 +104,8 @@ status=="started".`,
   juju wait-for unit mysql/0 --query 'agent-status=="idle"' --timeout 5m
   juju wait-for application mysql --query 'life=="dead"'
   juju wait-for machine 1 --query 'status=="started" || life=="dead"'`,
-		Args: waitArgs,
+		Annotations: map[string]string{cmdutil.SeeAlso: "status, deploy, remove-application, show-unit"},
+		Args:        waitArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Kind, opts.Name = args[0], args[1]
 			if opts.Query == "" {

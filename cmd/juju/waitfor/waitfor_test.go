@@ -12,6 +12,7 @@ import (
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
+	"github.com/jujuclone/juju/internal/testutil/golden"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -418,5 +419,33 @@ func TestWaitRunCancelled(t *testing.T) {
 		Client:       func(context.Context) (waitAPI, error) { return m, nil }}
 	if err := waitRun(ctx, opts); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestWaitForGolden keeps what wait-for says, as a script sees it: nothing on stdout, the
+// outcome on stderr (an error as root prints it, exit 1).
+func TestWaitForGolden(t *testing.T) {
+	waiting := model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "waiting", "allocating", ""))})
+	active := model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "active", "idle", "0"))})
+	tests := []struct {
+		name, kind, entity, query string
+		m                         *fakeModel
+		timeout                   time.Duration
+	}{
+		{name: "reached", kind: "unit", entity: "mysql/0", m: newFakeModel(waiting, step{state: active, events: 1}), timeout: time.Minute},
+		{name: "gone", kind: "application", entity: "mysql", query: `life=="dead"`, m: newFakeModel(active, step{state: model(nil), events: 1}), timeout: time.Minute},
+		{name: "timeout", kind: "unit", entity: "mysql/0", query: `agent-status=="idle" || life=="dead"`, m: newFakeModel(waiting), timeout: 20 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runWait(t, tt.m, tt.kind, tt.entity, tt.query, tt.timeout)
+			if err != nil {
+				errOut += "ERROR " + err.Error() + "\n"
+			}
+			if out != "" {
+				t.Errorf("stdout %q", out)
+			}
+			golden.Assert(t, errOut, "wait-for/"+tt.name+".stderr.golden")
+		})
 	}
 }
