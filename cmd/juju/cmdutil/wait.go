@@ -34,10 +34,12 @@ type Watcher interface {
 
 var _ Watcher = (*client.Watcher)(nil)
 
-// waitClient makes *client.Client a WaitAPI: its Watch returns the concrete *client.Watcher.
-type waitClient struct{ *client.Client }
+// WatchClient makes *client.Client a WaitAPI (and any consumer interface wanting Watcher): its
+// Watch returns the concrete *client.Watcher as a Watcher.
+type WatchClient struct{ *client.Client }
 
-func (c waitClient) Watch(ctx context.Context, req *jujupb.WatchRequest) (Watcher, error) {
+// Watch is client.Client.Watch returning the Watcher interface.
+func (c WatchClient) Watch(ctx context.Context, req *jujupb.WatchRequest) (Watcher, error) {
 	w, err := c.Client.Watch(ctx, req)
 	if err != nil {
 		return nil, err
@@ -52,7 +54,7 @@ func WaitClientFunc(f *Factory) func(context.Context) (WaitAPI, error) {
 		if err != nil {
 			return nil, err
 		}
-		return waitClient{c}, nil
+		return WatchClient{c}, nil
 	}
 }
 
@@ -113,8 +115,8 @@ func (w *waiter) run(ctx context.Context) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
-	p := &progress{io: w.io}
-	defer p.clear()
+	p := NewProgress(w.io)
+	defer p.Clear()
 
 	var last waitState
 	// fail explains err: our own deadline passing is the timeout, anything else is passed on.
@@ -166,11 +168,11 @@ func (w *waiter) run(ctx context.Context) error {
 			return st.err
 		}
 		if st.done {
-			p.finish(st.final)
+			p.Finish(st.final)
 			return nil
 		}
 		last = st
-		p.show(st.progress)
+		p.Show(st.progress)
 		select {
 		case <-changed:
 		case err := <-ended:
@@ -190,15 +192,19 @@ func (w *waiter) run(ctx context.Context) error {
 	}
 }
 
-// progress shows the state of a wait on stderr: on a terminal one line redrawn in place, else
+// Progress shows the state of a wait on stderr: on a terminal one line redrawn in place, else
 // a plain line each time it changes. --quiet hides it; the final line is informational too.
-type progress struct {
+type Progress struct {
 	io    *output.Streams
 	last  string
 	drawn bool
 }
 
-func (p *progress) show(line string) {
+// NewProgress returns a progress line on s's stderr.
+func NewProgress(s *output.Streams) *Progress { return &Progress{io: s} }
+
+// Show replaces the progress line with line, unless it is unchanged.
+func (p *Progress) Show(line string) {
 	if p.io.Quiet || line == p.last {
 		return
 	}
@@ -211,14 +217,14 @@ func (p *progress) show(line string) {
 	fmt.Fprintln(p.io.ErrOut, line)
 }
 
-// finish replaces the progress line with the final one.
-func (p *progress) finish(line string) {
-	p.clear()
+// Finish replaces the progress line with the final one.
+func (p *Progress) Finish(line string) {
+	p.Clear()
 	p.io.Infof("%s", line)
 }
 
-// clear erases a line drawn in place, so that what follows (an error) starts on a clean line.
-func (p *progress) clear() {
+// Clear erases a line drawn in place, so that what follows (an error) starts on a clean line.
+func (p *Progress) Clear() {
 	if p.drawn {
 		fmt.Fprint(p.io.ErrOut, "\r\x1b[K")
 		p.drawn = false

@@ -15,7 +15,6 @@ import (
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
-	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/output"
@@ -25,27 +24,10 @@ import (
 // run too) and a watch to see the model's contents and the model go.
 type destroyAPI interface {
 	DestroyModel(ctx context.Context, req *jujupb.DestroyModelRequest) (*jujupb.DestroyModelResponse, error)
-	Watch(ctx context.Context, req *jujupb.WatchRequest) (modelWatcher, error)
+	Watch(ctx context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error)
 }
 
-// modelWatcher is a stream of change events, as *client.Watcher.
-type modelWatcher interface {
-	Next() (*jujupb.WatchEvent, error)
-	Close()
-}
-
-var _ modelWatcher = (*client.Watcher)(nil)
-
-// destroyClient makes *client.Client a destroyAPI: its Watch returns the concrete watcher.
-type destroyClient struct{ *client.Client }
-
-func (c destroyClient) Watch(ctx context.Context, req *jujupb.WatchRequest) (modelWatcher, error) {
-	w, err := c.Client.Watch(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
+var _ destroyAPI = cmdutil.WatchClient{}
 
 type destroyModelOptions struct {
 	IO     *output.Streams
@@ -78,7 +60,7 @@ func NewCmdDestroy(f *cmdutil.Factory, runF func(*destroyModelOptions) error) *c
 			if err != nil {
 				return nil, err
 			}
-			return destroyClient{c}, nil
+			return cmdutil.WatchClient{Client: c}, nil
 		},
 	}
 	cmd := &cobra.Command{
@@ -254,36 +236,6 @@ func (l *leftover) names() string {
 	return strings.Join(parts, "; ")
 }
 
-// progress prints the waiting line: redrawn in place on a terminal, otherwise a plain line
-// each time it changes (as the --wait progress of the other commands).
-type progress struct {
-	io    *output.Streams
-	last  string
-	drawn bool
-}
-
-func (p *progress) show(line string) {
-	if p.io.Quiet || line == p.last {
-		return
-	}
-	p.last = line
-	if p.io.ErrTerminal {
-		fmt.Fprint(p.io.ErrOut, "\r\x1b[K"+line)
-		p.drawn = true
-		return
-	}
-	fmt.Fprintln(p.io.ErrOut, line)
-}
-
-// done erases a line drawn in place, so that what follows (the result, an error) starts on a
-// clean line.
-func (p *progress) done() {
-	if p.drawn {
-		fmt.Fprint(p.io.ErrOut, "\r\x1b[K")
-		p.drawn = false
-	}
-}
-
 // destroyAndWait destroys the model and waits until it is gone, driven by the controller's
 // watch (no polling). It returns the model's UUID.
 func destroyAndWait(ctx context.Context, opts *destroyModelOptions, c destroyAPI) (string, error) {
@@ -302,21 +254,21 @@ func destroyAndWait(ctx context.Context, opts *destroyModelOptions, c destroyAPI
 	uuid := resp.GetUuid()
 	opts.IO.Infof("Destroying model")
 	left := newLeftover(resp)
-	p := &progress{io: opts.IO}
-	defer p.done()
+	p := cmdutil.NewProgress(opts.IO)
+	defer p.Clear()
 	timedOut := func() error {
-		p.done()
+		p.Clear()
 		return fmt.Errorf("timed out after %s waiting for model %q to be removed; still there: %s (see juju status -m %s)",
 			opts.Timeout, opts.Model, left.names(), opts.Model)
 	}
 	for {
-		p.show("Waiting for model to be removed" + left.String() + "...")
+		p.Show("Waiting for model to be removed" + left.String() + "...")
 		ev, err := w.Next()
 		if err == nil {
 			switch {
 			case ev.GetKind() == "model" && ev.GetRemoved():
 				w.Close()
-				p.done()
+				p.Clear()
 				opts.IO.Infof("Model destroyed.")
 				return uuid, nil
 			case ev.GetKind() == "machine" && ev.GetRemoved():
@@ -345,7 +297,7 @@ func destroyAndWait(ctx context.Context, opts *destroyModelOptions, c destroyAPI
 		}
 		switch {
 		case errors.Is(err, apierr.NotFound):
-			p.done()
+			p.Clear()
 			opts.IO.Infof("Model destroyed.")
 			return uuid, nil
 		case ctx.Err() != nil:

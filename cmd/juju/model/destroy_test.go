@@ -88,7 +88,7 @@ func (f *fakeDestroy) DestroyModel(_ context.Context, req *jujupb.DestroyModelRe
 	return f.plan, nil
 }
 
-func (f *fakeDestroy) Watch(ctx context.Context, req *jujupb.WatchRequest) (modelWatcher, error) {
+func (f *fakeDestroy) Watch(ctx context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error) {
 	f.watches = append(f.watches, req)
 	if f.watchErr != nil {
 		return nil, f.watchErr
