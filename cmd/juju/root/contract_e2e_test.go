@@ -1,12 +1,10 @@
 package root
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,13 +13,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
-	"github.com/jujuclone/juju/controller/bootstrap"
-	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
 )
 
 // The scripting contract, through the real CLI (root.Main) and a real controller (daemon.Run in
@@ -250,69 +246,6 @@ func TestContractEveryCommand(t *testing.T) {
 	}
 }
 
-// startContractController runs a real controller in this process, records it in a fresh
-// $JUJU_DATA as controller "local" (current, with model "default") and returns its API address.
-// The store has no data dir or pid for it, so no kill-controller can signal this process.
-func startContractController(t *testing.T) string {
-	t.Helper()
-	data := filepath.Join(t.TempDir(), "juju")
-	t.Setenv("JUJU_DATA", data)
-	t.Setenv("JUJU_CONTROLLER", "")
-	t.Setenv("JUJU_MODEL", "")
-	t.Setenv("JUJU_REPOSITORY", "")
-	t.Setenv("NO_COLOR", "1")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan bootstrap.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{
-			DataDir: filepath.Join(t.TempDir(), "controller"), ControllerName: "local", APIAddr: "127.0.0.1:0",
-			NoFsync: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Ready: func(info bootstrap.Info) { ready <- info },
-		})
-	}()
-	var info bootstrap.Info
-	select {
-	case info = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("controller stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("controller not ready within 30s")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("controller did not stop")
-		}
-	})
-
-	store := cmdutil.NewStore(data)
-	models := map[string]cmdutil.ModelDetails{}
-	for _, m := range info.Models {
-		models[m.Name] = cmdutil.ModelDetails{UUID: m.UUID, Type: "iaas"}
-	}
-	for _, err := range []error{
-		store.AddController("local", cmdutil.ControllerDetails{
-			UUID: info.ControllerUUID, APIEndpoints: []string{info.APIAddr}, CACert: info.CACert,
-			Cloud: "localhost", Region: "localhost",
-		}),
-		store.UpdateAccount("local", cmdutil.AccountDetails{User: strings.TrimPrefix(info.AdminTag, "user-"), Password: info.AdminPassword}),
-		store.SetModels("local", models),
-		store.SetCurrentController("local"),
-		store.SetCurrentModel("local", "default"),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return info.APIAddr
-}
-
 // writeContractCharms writes two hookless charms: db provides "db" (interface mysql) and has a
 // port option; web requires it.
 func writeContractCharms(t *testing.T) string {
@@ -357,7 +290,7 @@ func TestContractStdout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a controller")
 	}
-	startContractController(t)
+	cmdtest.StartController(t).UseStore(t)
 	putFakeJujudOnPath(t)
 	t.Cleanup(func() { _, _, _ = jujuCLI(t, "kill-controller", "spare", "--no-prompt") })
 	charms := writeContractCharms(t)

@@ -1,19 +1,13 @@
 package root
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jujuclone/juju/cmd/juju/cmdutil"
-	"github.com/jujuclone/juju/controller/bootstrap"
-	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
 	"github.com/jujuclone/juju/controller/provider/local"
 )
 
@@ -24,7 +18,8 @@ func TestDestroyModelEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a controller")
 	}
-	dataDir, store := startDestroyController(t)
+	ctl := cmdtest.StartController(t)
+	dataDir, store := ctl.DataDir, ctl.UseStore(t)
 	charm := hooklessCharm(t, "mysql")
 
 	mustRun(t, "add-model", "m")
@@ -95,69 +90,6 @@ func TestDestroyModelEndToEnd(t *testing.T) {
 	}
 	// The name is free again.
 	mustRun(t, "add-model", "m")
-}
-
-// startDestroyController runs a real controller in this process, records it in a fresh
-// $JUJU_DATA as controller "local" (current, with model "default") and returns its data
-// directory and the client store.
-func startDestroyController(t *testing.T) (string, *cmdutil.Store) {
-	t.Helper()
-	data := filepath.Join(t.TempDir(), "juju")
-	t.Setenv("JUJU_DATA", data)
-	t.Setenv("JUJU_CONTROLLER", "")
-	t.Setenv("JUJU_MODEL", "")
-	t.Setenv("JUJU_REPOSITORY", "")
-	t.Setenv("NO_COLOR", "1")
-
-	dir := filepath.Join(t.TempDir(), "controller")
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan bootstrap.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{
-			DataDir: dir, ControllerName: "local", APIAddr: "127.0.0.1:0",
-			NoFsync: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Ready: func(info bootstrap.Info) { ready <- info },
-		})
-	}()
-	var info bootstrap.Info
-	select {
-	case info = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("controller stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("controller not ready within 30s")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("controller did not stop")
-		}
-	})
-	store := cmdutil.NewStore(data)
-	models := map[string]cmdutil.ModelDetails{}
-	for _, m := range info.Models {
-		models[m.Name] = cmdutil.ModelDetails{UUID: m.UUID, Type: "iaas"}
-	}
-	for _, err := range []error{
-		store.AddController("local", cmdutil.ControllerDetails{
-			UUID: info.ControllerUUID, APIEndpoints: []string{info.APIAddr}, CACert: info.CACert,
-			Cloud: "localhost", Region: "localhost",
-		}),
-		store.UpdateAccount("local", cmdutil.AccountDetails{User: strings.TrimPrefix(info.AdminTag, "user-"), Password: info.AdminPassword}),
-		store.SetModels("local", models),
-		store.SetCurrentController("local"),
-		store.SetCurrentModel("local", "default"),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir, store
 }
 
 // hooklessCharm copies testdata/charms/<name> without its hooks into a temporary directory:

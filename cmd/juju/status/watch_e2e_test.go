@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +13,7 @@ import (
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
-	"github.com/jujuclone/juju/controller/bootstrap"
-	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -42,33 +39,8 @@ func (b *syncBuffer) String() string {
 // the real Watch RPC): the empty model, then the model with an application deployed while
 // watching, then Ctrl-C ends it with success.
 func TestWatchRealController(t *testing.T) {
-	ctx, stopController := context.WithCancel(context.Background())
-	ready := make(chan bootstrap.Info, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{
-			DataDir: filepath.Join(t.TempDir(), "controller"), ControllerName: "local", APIAddr: "127.0.0.1:0",
-			NoFsync: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Ready: func(info bootstrap.Info) { ready <- info },
-		})
-	}()
-	var info bootstrap.Info
-	select {
-	case info = <-ready:
-	case err := <-done:
-		t.Fatalf("controller stopped: %v", err)
-	case <-time.After(30 * time.Second):
-		stopController()
-		t.Fatal("controller not ready within 30s")
-	}
-	t.Cleanup(func() {
-		stopController()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("controller did not stop")
-		}
-	})
+	ctx := context.Background()
+	info := cmdtest.StartController(t).Info
 	c, err := client.Dial(context.Background(), client.Config{
 		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: info.AdminTag, Password: info.AdminPassword,
 	})
