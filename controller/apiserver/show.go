@@ -31,6 +31,11 @@ func (s *applicationServer) ShowUnit(ctx context.Context, req *pb.ShowUnitReques
 	}
 	blockers := snap.Blockers()
 	detail := &pb.UnitDetail{Application: u.Application, CharmUrl: u.CharmUrl}
+	for _, a := range snap.Applications {
+		if a.Name == u.Application {
+			detail.WorkloadVersion = a.WorkloadVersion
+		}
+	}
 	detail.Unit = unitStatus(u, snap.Leaders[u.Application] == u.Name, blockers)
 	principals := map[string]string{}
 	for _, u := range snap.Units {

@@ -115,6 +115,9 @@ func TestUnitPortsAndWorkloadVersion(t *testing.T) {
 	if err != nil || strings.Join(detail.Unit.GetOpenPorts(), " ") != "80/tcp 443/tcp 8000-8005/udp" {
 		t.Errorf("show-unit ports = %v, %v", detail.GetUnit().GetOpenPorts(), err)
 	}
+	if v := detail.GetWorkloadVersion(); v != "6.4.1" {
+		t.Errorf("show-unit workload version = %q", v)
+	}
 	au, err := agent.GetUnit(ctx, "", units[0])
 	if err != nil || strings.Join(au.OpenPorts, " ") != "80/tcp 443/tcp 8000-8005/udp" || au.PublicAddress != "10.0.0.7" || au.Resolved != "" {
 		t.Errorf("agent unit = %v, %v", au, err)

@@ -1635,13 +1635,15 @@ func (x *RelationInfo) GetRelatedUnits() []*RelatedUnit {
 }
 
 type UnitDetail struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Unit          *UnitStatus            `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
-	Application   string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
-	CharmUrl      string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
-	Relations     []*RelationInfo        `protobuf:"bytes,4,rep,name=relations,proto3" json:"relations,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Unit        *UnitStatus            `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	CharmUrl    string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	Relations   []*RelationInfo        `protobuf:"bytes,4,rep,name=relations,proto3" json:"relations,omitempty"`
+	// The workload version its application's units set (application-version-set).
+	WorkloadVersion string `protobuf:"bytes,5,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *UnitDetail) Reset() {
@@ -1700,6 +1702,13 @@ func (x *UnitDetail) GetRelations() []*RelationInfo {
 		return x.Relations
 	}
 	return nil
+}
+
+func (x *UnitDetail) GetWorkloadVersion() string {
+	if x != nil {
+		return x.WorkloadVersion
+	}
+	return ""
 }
 
 var File_application_proto protoreflect.FileDescriptor
@@ -1826,13 +1835,14 @@ const file_application_proto_rawDesc = "" +
 	"\x04life\x18\x04 \x01(\tR\x04life\x123\n" +
 	"\n" +
 	"local_unit\x18\x05 \x01(\v2\x14.juju.v1.RelatedUnitR\tlocalUnit\x129\n" +
-	"\rrelated_units\x18\x06 \x03(\v2\x14.juju.v1.RelatedUnitR\frelatedUnits\"\xa9\x01\n" +
+	"\rrelated_units\x18\x06 \x03(\v2\x14.juju.v1.RelatedUnitR\frelatedUnits\"\xd4\x01\n" +
 	"\n" +
 	"UnitDetail\x12'\n" +
 	"\x04unit\x18\x01 \x01(\v2\x13.juju.v1.UnitStatusR\x04unit\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
 	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x123\n" +
-	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations2\xa9\a\n" +
+	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations\x12)\n" +
+	"\x10workload_version\x18\x05 \x01(\tR\x0fworkloadVersion2\xa9\a\n" +
 	"\x12ApplicationService\x12H\n" +
 	"\vUploadCharm\x12\x1b.juju.v1.UploadCharmRequest\x1a\x1c.juju.v1.UploadCharmResponse\x129\n" +
 	"\x06Deploy\x12\x16.juju.v1.DeployRequest\x1a\x17.juju.v1.DeployResponse\x12?\n" +

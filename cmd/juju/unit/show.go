@@ -36,6 +36,10 @@ type showOptions struct {
 	Format output.Format
 	Output string
 	UTC    bool
+	// Endpoint and RelatedUnit narrow relation-info to one endpoint of the unit, and to what it
+	// sees of one related unit.
+	Endpoint    string
+	RelatedUnit string
 }
 
 // NewCmdShow returns "juju show-unit <unit> [...]": show units with their relations and the
@@ -53,12 +57,21 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*showOptions) error) *cobra.Comman
 with the unit's own data and what it sees of the related units.
 
 A unit that is not alive shows its life, what its removal waits for (removal-blocked-by)
-and, when a forced removal is scheduled, when it takes over (forced-removal-at).`,
-		Example:     "  juju show-unit mysql/0\n  juju show-unit mysql/0 wordpress/1 --format json",
+and, when a forced removal is scheduled, when it takes over (forced-removal-at).
+
+--endpoint keeps only the relations of that endpoint of the unit; --related-unit keeps only
+what the unit sees of that unit (and the relations it shares with it).`,
+		Example:     "  juju show-unit mysql/0\n  juju show-unit mysql/0 wordpress/1 --format json\n  juju show-unit wordpress/0 --endpoint db --related-unit mysql/0",
 		Annotations: map[string]string{cmdutil.SeeAlso: "show-application, status, resolved, debug-log"},
 		Args:        cmdutil.AtLeastOneArg("an unit name must be supplied", names.IsValidUnit, "unit name %s not valid"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Units = args
+			if opts.Endpoint != "" && !names.IsValidEndpoint(opts.Endpoint) {
+				return cmdutil.FlagErrorf("endpoint name %q not valid", opts.Endpoint)
+			}
+			if opts.RelatedUnit != "" && !names.IsValidUnit(opts.RelatedUnit) {
+				return cmdutil.FlagErrorf("unit name %s not valid", opts.RelatedUnit)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -68,6 +81,8 @@ and, when a forced removal is scheduled, when it takes over (forced-removal-at).
 	output.AddFormatFlag(cmd, &opts.Format, output.YAML, output.JSON, output.YAML)
 	output.AddOutputFlag(cmd, &opts.Output)
 	cmd.Flags().BoolVar(&opts.UTC, "utc", false, "Display times in UTC")
+	cmd.Flags().StringVar(&opts.Endpoint, "endpoint", "", "Only show relation data for the specified endpoint")
+	cmd.Flags().StringVar(&opts.RelatedUnit, "related-unit", "", "Only show relation data for the specified unit")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -90,7 +105,9 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		if err != nil {
 			return fmt.Errorf("getting unit %q: %w", name, err)
 		}
-		view[name] = newUnitDetailView(d, opts.UTC)
+		v := newUnitDetailView(d, opts.UTC)
+		v.narrow(opts.Endpoint, opts.RelatedUnit)
+		view[name] = v
 	}
 	return output.WriteFile(opts.Output, opts.Format, view, opts.IO)
 }
@@ -130,13 +147,14 @@ type relatedUnitView struct {
 func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 	u := d.GetUnit()
 	v := &unitDetailView{
-		Machine:       u.GetMachine(),
-		OpenedPorts:   slices.SortedFunc(slices.Values(u.GetOpenPorts()), names.NaturalCompare),
-		PublicAddress: u.GetPublicAddress(),
-		Charm:         d.GetCharmUrl(),
-		Leader:        u.GetLeader(),
-		Life:          status.NotAlive(u.GetLife()),
-		Removal:       status.NewRemoval(u.GetBlockedBy(), u.GetForceAfter(), utc),
+		WorkloadVersion: d.GetWorkloadVersion(),
+		Machine:         u.GetMachine(),
+		OpenedPorts:     slices.SortedFunc(slices.Values(u.GetOpenPorts()), names.NaturalCompare),
+		PublicAddress:   u.GetPublicAddress(),
+		Charm:           d.GetCharmUrl(),
+		Leader:          u.GetLeader(),
+		Life:            status.NotAlive(u.GetLife()),
+		Removal:         status.NewRemoval(u.GetBlockedBy(), u.GetForceAfter(), utc),
 	}
 	if v.OpenedPorts == nil {
 		v.OpenedPorts = []string{} // Juju prints an empty list
@@ -161,6 +179,21 @@ func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 		return cmp.Or(cmp.Compare(a.RelationID, b.RelationID), cmp.Compare(a.Endpoint, b.Endpoint))
 	})
 	return v
+}
+
+// narrow keeps the relations of endpoint and, of each, only what the unit sees of relatedUnit
+// ("" keeps all).
+func (v *unitDetailView) narrow(endpoint, relatedUnit string) {
+	v.RelationInfo = slices.DeleteFunc(v.RelationInfo, func(ri relationInfoView) bool {
+		_, related := ri.RelatedUnits[relatedUnit]
+		return (endpoint != "" && ri.Endpoint != endpoint) || (relatedUnit != "" && !related)
+	})
+	if relatedUnit == "" {
+		return
+	}
+	for i, ri := range v.RelationInfo {
+		v.RelationInfo[i].RelatedUnits = map[string]relatedUnitView{relatedUnit: ri.RelatedUnits[relatedUnit]}
+	}
 }
 
 func newRelatedUnitView(ru *jujupb.RelatedUnit) relatedUnitView {

@@ -21,6 +21,8 @@ func TestNewCmdShow(t *testing.T) {
 		wantUnits     string
 		wantFormat    output.Format
 		wantUTC       bool
+		wantEndpoint  string
+		wantRelated   string
 	}{
 		{args: "mysql/0", wantUnits: "mysql/0", wantFormat: output.YAML},
 		{args: "mysql/0 wordpress/10 --format json -o out.json --utc", wantUnits: "mysql/0 wordpress/10", wantFormat: output.JSON, wantUTC: true},
@@ -28,6 +30,9 @@ func TestNewCmdShow(t *testing.T) {
 		{args: "mysql", wantErr: "unit name mysql not valid"},
 		{args: "mysql/0 Bad/1", wantErr: "unit name Bad/1 not valid"},
 		{args: "mysql/0 --format tabular", wantErr: `invalid value "tabular" for --format: expected one of json, yaml`},
+		{args: "mysql/0 --endpoint db --related-unit wordpress/0", wantUnits: "mysql/0", wantFormat: output.YAML, wantEndpoint: "db", wantRelated: "wordpress/0"},
+		{args: "mysql/0 --endpoint Db", wantErr: `endpoint name "Db" not valid`},
+		{args: "mysql/0 --related-unit wordpress", wantErr: "unit name wordpress not valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -39,7 +44,8 @@ func TestNewCmdShow(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			if strings.Join(got.Units, " ") != tt.wantUnits || got.Format != tt.wantFormat || got.UTC != tt.wantUTC {
+			if strings.Join(got.Units, " ") != tt.wantUnits || got.Format != tt.wantFormat || got.UTC != tt.wantUTC ||
+				got.Endpoint != tt.wantEndpoint || got.RelatedUnit != tt.wantRelated {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -70,7 +76,7 @@ var showForceAt = time.Date(2026, 11, 21, 20, 30, 15, 0, time.UTC)
 func unitDetails() map[string]*jujupb.UnitDetail {
 	return map[string]*jujupb.UnitDetail{
 		"mysql/0": {
-			Application: "mysql", CharmUrl: "local:mysql-7",
+			Application: "mysql", CharmUrl: "local:mysql-7", WorkloadVersion: "8.0.36",
 			Unit: &jujupb.UnitStatus{
 				Name: "mysql/0", Machine: "0", Life: "alive", Leader: true, PublicAddress: "10.0.0.10",
 				OpenPorts: []string{"33060/tcp", "3306/tcp"},
@@ -112,11 +118,15 @@ func showTestModel(context.Context) (*cmdutil.ModelRef, error) {
 
 func TestShowRun(t *testing.T) {
 	tests := []struct {
-		name   string
-		units  []string
-		format output.Format
+		name                  string
+		units                 []string
+		format                output.Format
+		endpoint, relatedUnit string
 	}{
 		{name: "alive", units: []string{"mysql/0"}, format: output.YAML},
+		{name: "endpoint", units: []string{"mysql/0"}, format: output.YAML, endpoint: "db"},
+		{name: "related-unit", units: []string{"mysql/0", "mysql/1"}, format: output.YAML, relatedUnit: "wordpress/1"},
+		{name: "related-unit", units: []string{"mysql/0", "mysql/1"}, format: output.JSON, relatedUnit: "wordpress/1"},
 		{name: "alive", units: []string{"mysql/0"}, format: output.JSON},
 		{name: "two", units: []string{"mysql/1", "mysql/0"}, format: output.YAML},
 		{name: "dying", units: []string{"mysql/1"}, format: output.YAML},
@@ -127,6 +137,7 @@ func TestShowRun(t *testing.T) {
 			ios, out, errOut := output.TestStreams()
 			fake := &fakeShowUnit{details: unitDetails()}
 			opts := &showOptions{IO: ios, Format: tt.format, Units: tt.units, UTC: true, ResolveModel: showTestModel,
+				Endpoint: tt.endpoint, RelatedUnit: tt.relatedUnit,
 				Client: func(context.Context) (showAPI, error) { return fake, nil }}
 			if err := showRun(context.Background(), opts); err != nil {
 				t.Fatal(err)
