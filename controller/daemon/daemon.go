@@ -140,7 +140,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// model remover (destroy-model).
 	workers := []func(context.Context){
 		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
-		modelremover.New(s, cfg.Log).Run,
+		modelremover.New(s, cfg.Log, func(uuid string) {
+			if err := logs.Remove(uuid); err != nil {
+				cfg.Log.Warn("model-remover: removing the model's log", "model", uuid, "err", err)
+			}
+		}).Run,
 	}
 	workersDone := make(chan struct{})
 	go func() {

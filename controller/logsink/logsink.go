@@ -206,6 +206,34 @@ func (s *Sink) open(uuid, path string) (*openLog, error) {
 	return l, nil
 }
 
+// Remove deletes a removed model's log (and its rotated part) and ends its followers.
+func (s *Sink) Remove(uuid string) error {
+	path, err := s.path(uuid)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if l, ok := s.files[uuid]; ok {
+		errs = append(errs, l.f.Close())
+		delete(s.files, uuid)
+	}
+	for sub := range s.subs[uuid] {
+		close(sub.ch)
+	}
+	delete(s.subs, uuid)
+	for _, p := range []string{path, path + ".1"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("removing model log: %w", err)
+	}
+	return nil
+}
+
 // rotate moves the log to <path>.1; the next Append starts a new file. Called with s.mu held.
 func (s *Sink) rotate(uuid, path string) error {
 	l := s.files[uuid]

@@ -131,6 +131,40 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// A removed model's log goes, rotated part included, and its followers end; other models' stay.
+func TestRemoveModelLog(t *testing.T) {
+	s, dir := newSink(t, Options{MaxSize: 1000})
+	appendN(t, s, 0, 15)
+	if err := s.Append("other-model", []*pb.LogRecord{rec(0, "x", "INFO")}); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.Follow(uuid, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove(uuid); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{uuid + ".log", uuid + ".log.1"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after Remove: %v", f, err)
+		}
+	}
+	if _, ok := <-sub.Records(); ok {
+		t.Error("follower of a removed model still open")
+	}
+	sub.Close() // after Remove is harmless
+	if _, err := os.Stat(filepath.Join(dir, "other-model.log")); err != nil {
+		t.Errorf("other model's log: %v", err)
+	}
+	if err := s.Remove(uuid); err != nil {
+		t.Errorf("second Remove: %v", err)
+	}
+	if err := s.Remove("../x"); !errors.Is(err, apierr.NotValid) {
+		t.Errorf("Remove of a bad uuid = %v", err)
+	}
+}
+
 func TestReadFilters(t *testing.T) {
 	s, _ := newSink(t, Options{})
 	if err := s.Append(uuid, []*pb.LogRecord{

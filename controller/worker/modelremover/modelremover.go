@@ -20,13 +20,15 @@ import (
 
 // Worker drains and removes the dying models of the controller.
 type Worker struct {
-	st  *state.State
-	log *slog.Logger
+	st        *state.State
+	log       *slog.Logger
+	onRemoved func(uuid string)
 }
 
-// New returns a model remover.
-func New(st *state.State, log *slog.Logger) *Worker {
-	return &Worker{st: st, log: log}
+// New returns a model remover. onRemoved, when set, is called once a model it drained is gone,
+// for what the controller keeps of a model outside the store (its log).
+func New(st *state.State, log *slog.Logger, onRemoved func(uuid string)) *Worker {
+	return &Worker{st: st, log: log, onRemoved: onRemoved}
 }
 
 // Run works until ctx ends: one loop per model, started as models appear and stopped when they
@@ -100,6 +102,9 @@ func (m *model) pass(ctx context.Context) (time.Time, error) {
 	switch {
 	case d.Removed && m.left.Dying:
 		m.log.Info("model-remover: model removed", "model", m.uuid)
+		if m.onRemoved != nil {
+			m.onRemoved(m.uuid)
+		}
 	case d.Dying && d != m.left:
 		m.log.Info("model-remover: waiting for the model's contents to go", "model", m.uuid,
 			"applications", d.Applications, "machines", d.Machines, "units", d.Units, "relations", d.Relations)

@@ -107,7 +107,8 @@ func TestDestroyedModelIsDrainedAndRemoved(t *testing.T) {
 	ctx := context.Background()
 	p := &fakeProvider{}
 	run(t, provisioner.New(st, p, discard).Run)
-	run(t, modelremover.New(st, discard).Run)
+	removed := make(chan string, 1)
+	run(t, modelremover.New(st, discard, func(uuid string) { removed <- uuid }).Run)
 	uuid := workertest.NewModel(t, st)
 	instances := provisioned(t, uuid, "wordpress", 2)
 	units := workertest.Snapshot(t, st, uuid).Units
@@ -150,6 +151,15 @@ func TestDestroyedModelIsDrainedAndRemoved(t *testing.T) {
 	if got := p.released(); !slices.Equal(got, instances) {
 		t.Fatalf("instances released %v, want %v", got, instances)
 	}
+	// What the controller keeps outside the store (the model's log) is dropped.
+	select {
+	case got := <-removed:
+		if got != uuid {
+			t.Errorf("onRemoved(%q), want %q", got, uuid)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("onRemoved not called")
+	}
 }
 
 // With --force --no-wait, nothing waits for agents that never act: the force worker removes
@@ -159,7 +169,7 @@ func TestForcedDestroyNeedsNoAgents_LF1(t *testing.T) {
 	p := &fakeProvider{}
 	run(t, provisioner.New(st, p, discard).Run)
 	run(t, forcer.New(st, discard).Run)
-	run(t, modelremover.New(st, discard).Run)
+	run(t, modelremover.New(st, discard, nil).Run)
 	uuid := workertest.NewModel(t, st)
 	instances := provisioned(t, uuid, "wordpress", 3)
 	workertest.Deploy(t, st, uuid, "mysql", workertest.MySQLMeta, 0)
@@ -176,7 +186,7 @@ func TestForcedDestroyNeedsNoAgents_LF1(t *testing.T) {
 
 // An alive model is left alone.
 func TestAliveModelIsLeftAlone(t *testing.T) {
-	run(t, modelremover.New(st, discard).Run)
+	run(t, modelremover.New(st, discard, nil).Run)
 	uuid := workertest.NewModel(t, st)
 	workertest.Deploy(t, st, uuid, "mysql", workertest.MySQLMeta, 1)
 	if _, err := st.DestroyApplication(context.Background(), uuid, "mysql", state.DestroyOptions{}); err != nil {
