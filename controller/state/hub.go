@@ -23,8 +23,12 @@ type Hub struct {
 }
 
 type modelHub struct {
+	uuid     string
 	exact    map[string]map[*subscription]bool
 	prefixes map[*subscription][]WatchKey
+	// stop ends the model's watch: when its last subscriber leaves, so that a model nobody
+	// watches (a destroyed one) costs no etcd watch.
+	stop context.CancelFunc
 }
 
 type subscription struct {
@@ -55,9 +59,10 @@ func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (<-ch
 		}
 		h.mu.Lock()
 		if m, ok = h.models[uuid]; !ok {
-			m = &modelHub{exact: map[string]map[*subscription]bool{}, prefixes: map[*subscription][]WatchKey{}}
+			watchCtx, stop := context.WithCancel(h.ctx)
+			m = &modelHub{uuid: uuid, exact: map[string]map[*subscription]bool{}, prefixes: map[*subscription][]WatchKey{}, stop: stop}
 			h.models[uuid] = m
-			go h.run(uuid, m, rev+1)
+			go h.run(watchCtx, m, rev+1)
 		}
 	}
 	// Registered before any event after this point is dispatched: the model's watch either
@@ -78,13 +83,13 @@ func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (<-ch
 		case <-ctx.Done():
 		case <-h.ctx.Done():
 		}
-		h.unsubscribe(uuid, m, sub)
+		h.unsubscribe(m, sub)
 	}()
 	return sub.ch, nil
 }
 
 // unsubscribe removes sub and closes its channel (once).
-func (h *Hub) unsubscribe(uuid string, m *modelHub, sub *subscription) {
+func (h *Hub) unsubscribe(m *modelHub, sub *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.drop(m, sub)
@@ -105,13 +110,20 @@ func (h *Hub) drop(m *modelHub, sub *subscription) {
 	}
 	delete(m.prefixes, sub)
 	close(sub.ch)
+	if len(m.exact) == 0 && len(m.prefixes) == 0 {
+		if h.models[m.uuid] == m {
+			delete(h.models, m.uuid)
+		}
+		m.stop()
+	}
 }
 
 // run is the model's one watch: every event is classified once, its life decoded at most once,
 // and handed to each matching subscriber.
-func (h *Hub) run(uuid string, m *modelHub, fromRev int64) {
-	prefix := ModelPrefix(uuid)
-	wc := h.s.kv.Watch(clientv3.WithRequireLeader(h.ctx), prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRev))
+func (h *Hub) run(ctx context.Context, m *modelHub, fromRev int64) {
+	defer m.stop()
+	prefix := ModelPrefix(m.uuid)
+	wc := h.s.kv.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRev))
 	for resp := range wc {
 		if resp.Err() != nil {
 			break
@@ -162,8 +174,8 @@ func (h *Hub) run(uuid string, m *modelHub, fromRev int64) {
 	// The watch ended: every subscriber re-watches, which starts a fresh model watch.
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.models[uuid] == m {
-		delete(h.models, uuid)
+	if h.models[m.uuid] == m {
+		delete(h.models, m.uuid)
 	}
 	for _, key := range mapKeys(m.exact) {
 		for sub := range m.exact[key] {

@@ -451,3 +451,50 @@ func TestWatchSeesChangesAfterSubscribing(t *testing.T) {
 		t.Fatal("no event")
 	}
 }
+
+// The hub's watch of a model lasts only while someone subscribes: a model nobody watches any
+// more (a destroyed one) costs nothing, and a later subscriber starts a fresh watch.
+func TestHubStopsWatchingAModelNobodyWatches(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	uuid := newModel(t, "")
+	prefix, err := state.KeyPrefix(uuid, state.KindMachine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := st.NewHub(ctx)
+	subCtx, unsubscribe := context.WithCancel(ctx)
+	events, err := hub.Subscribe(subCtx, uuid, []state.WatchKey{{Key: prefix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := hub.WatchedModels(); n != 1 {
+		t.Fatalf("watched models with a subscriber = %d", n)
+	}
+	unsubscribe()
+	for range events { // closes once unsubscribed
+	}
+	for hub.WatchedModels() != 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the model's watch outlived its last subscriber")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	events, err = hub.Subscribe(ctx, uuid, []state.WatchKey{{Key: prefix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.AddMachine(ctx, uuid, state.MachineParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-events:
+		if ev.ID != id {
+			t.Fatalf("event = %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event after subscribing again")
+	}
+}
