@@ -47,6 +47,26 @@ func (c WatchClient) Watch(ctx context.Context, req *jujupb.WatchRequest) (Watch
 	return w, nil
 }
 
+// FollowWatch reads w in the background. changed holds at most one pending wake-up, so a burst
+// of events is read once; ended receives the error that ends the watch (after Close too).
+func FollowWatch(w Watcher) (changed <-chan struct{}, ended <-chan error) {
+	wake := make(chan struct{}, 1)
+	end := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := w.Next(); err != nil {
+				end <- err
+				return
+			}
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return wake, end
+}
+
 // WaitClientFunc returns the factory's client as a WaitAPI, dialled on first use.
 func WaitClientFunc(f *Factory) func(context.Context) (WaitAPI, error) {
 	return func(ctx context.Context) (WaitAPI, error) {
@@ -140,22 +160,7 @@ func (w *waiter) run(ctx context.Context) error {
 	if err != nil {
 		return fail(fmt.Errorf("watching for changes: %w", err))
 	}
-	// changed holds at most one pending wake-up: a burst of events is read once.
-	changed := make(chan struct{}, 1)
-	ended := make(chan error, 1)
-	follow := func(watch Watcher) {
-		for {
-			if _, err := watch.Next(); err != nil {
-				ended <- err
-				return
-			}
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}
-	}
-	go follow(watch)
+	changed, ended := FollowWatch(watch)
 	defer func() { watch.Close() }()
 
 	for {
@@ -185,7 +190,7 @@ func (w *waiter) run(ctx context.Context) error {
 			if watch, err = w.api.Watch(ctx, &jujupb.WatchRequest{Model: w.model, Targets: w.targets}); err != nil {
 				return fail(fmt.Errorf("watching for changes: %w", err))
 			}
-			go follow(watch)
+			changed, ended = FollowWatch(watch)
 		case <-ctx.Done():
 			return fail(ctx.Err())
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
-	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/selector"
 	"github.com/jujuclone/juju/output"
@@ -20,28 +19,10 @@ import (
 // of the model that says when to read it again.
 type statusAPI interface {
 	FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error)
-	Watch(ctx context.Context, req *jujupb.WatchRequest) (watcher, error)
+	Watch(ctx context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error)
 }
 
-// watcher is a stream of change events, as *client.Watcher.
-type watcher interface {
-	// Next blocks until the next event; it fails once the stream ends (after Close too).
-	Next() (*jujupb.WatchEvent, error)
-	Close()
-}
-
-var _ watcher = (*client.Watcher)(nil)
-
-// clientAPI makes *client.Client a statusAPI: its Watch returns the concrete *client.Watcher.
-type clientAPI struct{ *client.Client }
-
-func (c clientAPI) Watch(ctx context.Context, req *jujupb.WatchRequest) (watcher, error) {
-	w, err := c.Client.Watch(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
+var _ statusAPI = cmdutil.WatchClient{}
 
 // Formats are the values of status's --format.
 var Formats = []output.Format{output.Tabular, output.JSON, output.YAML, output.Oneline, output.Short, output.Line, output.Summary}
@@ -75,7 +56,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*statusOptions) error) *cobra.Co
 			if err != nil {
 				return nil, err
 			}
-			return clientAPI{c}, nil
+			return cmdutil.WatchClient{Client: c}, nil
 		},
 	}
 	cmd := &cobra.Command{

@@ -123,7 +123,7 @@ func (f *fakeStatus) FullStatus(_ context.Context, model string, patterns []stri
 	return f.resp, f.err
 }
 
-func (f *fakeStatus) Watch(_ context.Context, req *jujupb.WatchRequest) (watcher, error) {
+func (f *fakeStatus) Watch(_ context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error) {
 	if f.watchErr != nil {
 		return nil, f.watchErr
 	}

@@ -31,21 +31,7 @@ func watchRun(ctx context.Context, opts *statusOptions, c statusAPI, model *cmdu
 		return fmt.Errorf("watching model %q: %w", model.Name, err)
 	}
 	defer w.Close()
-	// changed holds at most one pending wake-up: a burst of events is read once.
-	changed := make(chan struct{}, 1)
-	ended := make(chan error, 1)
-	go func() {
-		for {
-			if _, err := w.Next(); err != nil {
-				ended <- err
-				return
-			}
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	changed, ended := cmdutil.FollowWatch(w)
 
 	var last *jujupb.FullStatusResponse
 	lastNote := ""

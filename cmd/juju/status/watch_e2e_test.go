@@ -58,7 +58,7 @@ func TestWatchRealController(t *testing.T) {
 	var out, errOut syncBuffer
 	opts := &statusOptions{
 		IO:           &output.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		Client:       func(context.Context) (statusAPI, error) { return clientAPI{c}, nil },
+		Client:       func(context.Context) (statusAPI, error) { return cmdutil.WatchClient{Client: c}, nil },
 		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return model, nil },
 		Now:          time.Now,
 		Format:       output.Tabular,

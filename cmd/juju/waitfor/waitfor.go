@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
-	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/cmd/juju/status"
 	"github.com/jujuclone/juju/core/names"
@@ -23,29 +22,11 @@ import (
 // waitAPI is what "juju wait-for" needs of the client: a watch that wakes it, and the status it
 // reads after each wake-up.
 type waitAPI interface {
-	Watch(ctx context.Context, req *jujupb.WatchRequest) (watcher, error)
+	Watch(ctx context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error)
 	FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error)
 }
 
-// watcher is a stream of change events, as *client.Watcher.
-type watcher interface {
-	// Next blocks until the next event; it fails once the stream ends (after Close too).
-	Next() (*jujupb.WatchEvent, error)
-	Close()
-}
-
-var _ watcher = (*client.Watcher)(nil)
-
-// clientAPI makes *client.Client a waitAPI: its Watch returns the concrete *client.Watcher.
-type clientAPI struct{ *client.Client }
-
-func (c clientAPI) Watch(ctx context.Context, req *jujupb.WatchRequest) (watcher, error) {
-	w, err := c.Client.Watch(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
+var _ waitAPI = cmdutil.WatchClient{}
 
 type waitOptions struct {
 	IO           *output.Streams
@@ -74,7 +55,7 @@ func NewCmdWaitFor(f *cmdutil.Factory, runF func(*waitOptions) error) *cobra.Com
 			if err != nil {
 				return nil, err
 			}
-			return clientAPI{c}, nil
+			return cmdutil.WatchClient{Client: c}, nil
 		},
 	}
 	cmd := &cobra.Command{
@@ -195,21 +176,7 @@ func waitRun(ctx context.Context, opts *waitOptions) error {
 		return fail(err, "watching")
 	}
 	defer w.Close()
-	// changed holds at most one pending wake-up: a burst of events is read once.
-	changed := make(chan struct{}, 1)
-	ended := make(chan error, 1)
-	go func() {
-		for {
-			if _, err := w.Next(); err != nil {
-				ended <- err
-				return
-			}
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	changed, ended := cmdutil.FollowWatch(w)
 
 	for {
 		fs, err := c.FullStatus(ctx, model.UUID, []string{opts.Name})

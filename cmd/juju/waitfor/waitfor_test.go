@@ -167,7 +167,7 @@ func (m *fakeModel) FullStatus(_ context.Context, model string, patterns []strin
 	return m.state, nil
 }
 
-func (m *fakeModel) Watch(_ context.Context, req *jujupb.WatchRequest) (watcher, error) {
+func (m *fakeModel) Watch(_ context.Context, req *jujupb.WatchRequest) (cmdutil.Watcher, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.watchReq = req
