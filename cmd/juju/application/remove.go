@@ -69,10 +69,7 @@ does the agents' work itself.`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "remove-unit, remove-relation, remove-machine, deploy, status"},
 		Args:        cmdutil.AtLeastOneArg("no application specified", names.IsValidApplication, "invalid application name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.RemoveFlags.Validate(); err != nil {
-				return err
-			}
-			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
+			if err := opts.RemoveFlags.Validate(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Applications = args
@@ -105,16 +102,8 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 		Flags:   opts.RemoveFlags,
 		Noun:    "application",
 		Request: &jujupb.RemoveRequest{Model: model.UUID, Names: opts.Applications},
+		Wait:    cmdutil.RemovalWait(opts.IO, opts.WaitClient, model.UUID, "application", opts.Wait),
 		Remove:  c.RemoveApplications,
-	}
-	if opts.Wait.Wait {
-		r.Wait = func(ctx context.Context, names []string) error {
-			wc, err := opts.WaitClient(ctx)
-			if err != nil {
-				return err
-			}
-			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "application", names, opts.Wait.Timeout)
-		}
 	}
 	return cmdutil.RunRemoval(ctx, r)
 }

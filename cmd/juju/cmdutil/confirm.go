@@ -36,14 +36,13 @@ func AddRemoveFlags(cmd *cobra.Command, f *RemoveFlags, noun string) {
 	cmd.Flags().BoolVar(&f.NoWait, "no-wait", false, "Rush through "+noun+" removal without waiting for each individual step to complete")
 }
 
-// Validate checks the flag combinations; errors are usage errors.
-func (f *RemoveFlags) Validate() error {
-	return ValidateNoWait(f.Force, f.NoWait)
-}
-
-// ValidateWait refuses --wait with --dry-run, which removes nothing to wait for, and checks
-// --timeout; errors are usage errors.
-func (f *RemoveFlags) ValidateWait(cmd *cobra.Command, w *WaitFlags) error {
+// Validate checks the flag combinations of a remove-* command, with its --wait and --timeout:
+// --no-wait needs --force, --wait refuses --dry-run (which removes nothing to wait for), and
+// --timeout needs --wait. Errors are usage errors.
+func (f *RemoveFlags) Validate(cmd *cobra.Command, w *WaitFlags) error {
+	if err := ValidateNoWait(f.Force, f.NoWait); err != nil {
+		return err
+	}
 	if w.Wait && f.DryRun {
 		return FlagErrorf("--wait with --dry-run not valid")
 	}

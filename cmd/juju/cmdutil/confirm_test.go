@@ -272,8 +272,10 @@ func TestRemoveFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			var got RemoveFlags
-			cmd := &cobra.Command{Use: "remove-thing", RunE: func(*cobra.Command, []string) error { return got.Validate() }}
+			var wait WaitFlags
+			cmd := &cobra.Command{Use: "remove-thing", RunE: func(cmd *cobra.Command, _ []string) error { return got.Validate(cmd, &wait) }}
 			AddRemoveFlags(cmd, &got, "application")
+			AddWaitFlags(cmd, &wait, "the applications are gone")
 			cmd.SetArgs(strings.Fields(tt.args))
 			cmd.SetOut(io.Discard)
 			cmd.SetErr(io.Discard)

@@ -317,6 +317,21 @@ func WaitForRemoval(ctx context.Context, s *output.Streams, api WaitAPI, model, 
 	return w.run(ctx)
 }
 
+// RemovalWait is Removal.Wait for --wait: nil without it, else a wait, through client, until the
+// removed entities of kind are gone.
+func RemovalWait(s *output.Streams, client func(context.Context) (WaitAPI, error), model, kind string, w WaitFlags) func(context.Context, []string) error {
+	if !w.Wait {
+		return nil
+	}
+	return func(ctx context.Context, names []string) error {
+		api, err := client(ctx)
+		if err != nil {
+			return err
+		}
+		return WaitForRemoval(ctx, s, api, model, kind, names, w.Timeout)
+	}
+}
+
 // WaitForRelationRemoval waits until relation id, whose key is "wordpress:db mysql:db", is
 // gone. Only its applications are read.
 func WaitForRelationRemoval(ctx context.Context, s *output.Streams, api WaitAPI, model string, id int64, key string, timeout time.Duration) error {

@@ -297,7 +297,7 @@ func TestWaitFlags(t *testing.T) {
 		t.Run(tt.args, func(t *testing.T) {
 			var got cmdutil.WaitFlags
 			var rf cmdutil.RemoveFlags
-			cmd := &cobra.Command{Use: "remove-thing", RunE: func(cmd *cobra.Command, _ []string) error { return rf.ValidateWait(cmd, &got) }}
+			cmd := &cobra.Command{Use: "remove-thing", RunE: func(cmd *cobra.Command, _ []string) error { return rf.Validate(cmd, &got) }}
 			cmdutil.AddRemoveFlags(cmd, &rf, "unit")
 			cmdutil.AddWaitFlags(cmd, &got, "the units are gone")
 			cmd.SetArgs(strings.Fields(tt.args))

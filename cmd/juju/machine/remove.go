@@ -69,10 +69,7 @@ saying what each machine still waits for). --timeout is only valid with --wait.`
 		Annotations: map[string]string{cmdutil.SeeAlso: "machines, add-machine, remove-unit, show-machine, status"},
 		Args:        cmdutil.AtLeastOneArg("no machines specified", names.IsValidMachine, "invalid machine id %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.RemoveFlags.Validate(); err != nil {
-				return err
-			}
-			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
+			if err := opts.RemoveFlags.Validate(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Machines = args
@@ -106,21 +103,13 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 		Flags:   opts.RemoveFlags,
 		Noun:    "machine",
 		Request: &jujupb.RemoveRequest{Model: model.UUID, Names: opts.Machines, KeepInstance: opts.KeepInstance},
+		Wait:    cmdutil.RemovalWait(opts.IO, opts.WaitClient, model.UUID, "machine", opts.Wait),
 		Remove:  c.RemoveMachines,
 		Plan: func(w io.Writer, r *jujupb.RemoveResult) {
 			writeMachinePlan(w, r, opts.KeepInstance)
 		},
 		// Juju does not name the machine here; its error does.
 		Failure: func(r *jujupb.RemoveResult) string { return "removing machine failed: " + r.GetError() },
-	}
-	if opts.Wait.Wait {
-		r.Wait = func(ctx context.Context, names []string) error {
-			wc, err := opts.WaitClient(ctx)
-			if err != nil {
-				return err
-			}
-			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "machine", names, opts.Wait.Timeout)
-		}
 	}
 	return cmdutil.RunRemoval(ctx, r)
 }

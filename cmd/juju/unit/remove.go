@@ -68,10 +68,7 @@ work itself.`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, remove-application, resolved, status"},
 		Args:        cmdutil.AtLeastOneArg("no units specified", names.IsValidUnit, "invalid unit name %q"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.RemoveFlags.Validate(); err != nil {
-				return err
-			}
-			if err := opts.RemoveFlags.ValidateWait(cmd, &opts.Wait); err != nil {
+			if err := opts.RemoveFlags.Validate(cmd, &opts.Wait); err != nil {
 				return err
 			}
 			opts.Units = args
@@ -104,16 +101,8 @@ func removeRun(ctx context.Context, opts *removeOptions) error {
 		Flags:   opts.RemoveFlags,
 		Noun:    "unit",
 		Request: &jujupb.RemoveRequest{Model: model.UUID, Names: opts.Units},
+		Wait:    cmdutil.RemovalWait(opts.IO, opts.WaitClient, model.UUID, "unit", opts.Wait),
 		Remove:  c.RemoveUnits,
-	}
-	if opts.Wait.Wait {
-		r.Wait = func(ctx context.Context, names []string) error {
-			wc, err := opts.WaitClient(ctx)
-			if err != nil {
-				return err
-			}
-			return cmdutil.WaitForRemoval(ctx, opts.IO, wc, model.UUID, "unit", names, opts.Wait.Timeout)
-		}
 	}
 	return cmdutil.RunRemoval(ctx, r)
 }
