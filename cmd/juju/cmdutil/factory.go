@@ -207,6 +207,29 @@ func (f *Factory) connect(ctx context.Context, name string) (*client.Client, err
 	if err := f.checkController(name); err != nil {
 		return nil, err
 	}
+	configs, err := f.endpointConfigs(name)
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for _, cfg := range configs {
+		cfg.Timeout, cfg.DialTimeout = callTimeout, dialTimeout
+		c, err := client.Dial(ctx, cfg)
+		if err == nil {
+			f.clients[name] = c
+			return c, nil
+		}
+		lastErr = err
+		if !errors.Is(err, apierr.Unavailable) {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// endpointConfigs are the client configurations of the named controller, one per API endpoint
+// in the store's order, with the account's credentials.
+func (f *Factory) endpointConfigs(name string) ([]client.Config, error) {
 	d, err := f.Store.ControllerByName(name)
 	if err != nil {
 		return nil, err
@@ -218,26 +241,11 @@ func (f *Factory) connect(ctx context.Context, name string) (*client.Client, err
 	if len(d.APIEndpoints) == 0 {
 		return nil, fmt.Errorf("controller %q has no API endpoints", name)
 	}
-	var lastErr error
-	for _, ep := range d.APIEndpoints {
-		c, err := client.Dial(ctx, client.Config{
-			Endpoint:    ep,
-			CACert:      []byte(d.CACert),
-			Tag:         "user-" + acct.User,
-			Password:    acct.Password,
-			Timeout:     callTimeout,
-			DialTimeout: dialTimeout,
-		})
-		if err == nil {
-			f.clients[name] = c
-			return c, nil
-		}
-		lastErr = err
-		if !errors.Is(err, apierr.Unavailable) {
-			break
-		}
+	configs := make([]client.Config, len(d.APIEndpoints))
+	for i, ep := range d.APIEndpoints {
+		configs[i] = client.Config{Endpoint: ep, CACert: []byte(d.CACert), Tag: "user-" + acct.User, Password: acct.Password}
 	}
-	return nil, lastErr
+	return configs, nil
 }
 
 func (f *Factory) resolveModel(ctx context.Context) (*ModelRef, error) {

@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -18,20 +17,12 @@ import (
 // deadline alone bounds dial, TLS handshake and call: shell completion gives it a fraction of a
 // second. The endpoints are tried in turn while the controller cannot be reached and ctx allows.
 func (f *Factory) QuickCall(ctx context.Context, controller string, call func(context.Context, *client.Client) error) error {
-	d, err := f.Store.ControllerByName(controller)
+	configs, err := f.endpointConfigs(controller)
 	if err != nil {
 		return err
-	}
-	acct, err := f.Store.AccountDetails(controller)
-	if err != nil {
-		return err
-	}
-	if len(d.APIEndpoints) == 0 {
-		return fmt.Errorf("controller %q has no API endpoints", controller)
 	}
 	var lastErr error
-	for _, ep := range d.APIEndpoints {
-		cfg := client.Config{Endpoint: ep, CACert: []byte(d.CACert), Tag: "user-" + acct.User, Password: acct.Password}
+	for _, cfg := range configs {
 		conn, err := client.NewConn(cfg)
 		if err != nil {
 			return err
