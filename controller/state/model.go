@@ -145,13 +145,9 @@ func (s *State) AddModel(ctx context.Context, name, owner, cons, cloud, region s
 
 // Model resolves a model by name or UUID.
 func (s *State) Model(ctx context.Context, ref string) (*storepb.Model, error) {
-	uuid := ref
-	resp, err := s.kv.Get(ctx, modelNamePrefix+ref)
+	uuid, err := s.modelUUID(ctx, ref)
 	if err != nil {
-		return nil, fmt.Errorf("reading model %q: %w", ref, err)
-	}
-	if len(resp.Kvs) > 0 {
-		uuid = string(resp.Kvs[0].Value)
+		return nil, err
 	}
 	m := &storepb.Model{}
 	ok, err := s.getDoc(ctx, modelKey(uuid), m)

@@ -135,15 +135,25 @@ func (s *State) checkNotControllerModel(ctx context.Context, m *storepb.Model) e
 	return nil
 }
 
-// modelContents lists a model's applications, units and machines (names only: keys-only
-// reads), for the report.
+// modelContents lists a model's applications, units and machines (names only), for the report:
+// three keys-only ranges read in one transaction, so they agree.
 func (s *State) modelContents(ctx context.Context, m *storepb.Model) (ModelRemoval, error) {
 	res := ModelRemoval{UUID: m.Uuid, Name: m.Name}
 	lists := []*[]string{&res.Applications, &res.Units, &res.Machines}
-	for i, kind := range []string{"applications/", "units/", "machines/"} {
-		keys, err := s.keysUnder(ctx, ModelPrefix(m.Uuid)+kind)
-		if err != nil {
-			return ModelRemoval{}, err
+	dirs := []string{"applications/", "units/", "machines/"}
+	ops := make([]clientv3.Op, len(dirs))
+	for i, dir := range dirs {
+		ops[i] = clientv3.OpGet(ModelPrefix(m.Uuid)+dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	}
+	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return ModelRemoval{}, fmt.Errorf("listing model %q: %w", m.Name, err)
+	}
+	for i, dir := range dirs {
+		kvs := resp.Responses[i].GetResponseRange().Kvs
+		keys := make([]string, 0, len(kvs))
+		for _, kv := range kvs {
+			keys = append(keys, string(kv.Key)[len(ModelPrefix(m.Uuid)+dir):])
 		}
 		slices.SortFunc(keys, names.NaturalCompare)
 		*lists[i] = keys

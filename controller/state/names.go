@@ -42,6 +42,9 @@ func (s *State) ListNames(ctx context.Context, model string, kind NameKind, pref
 	if kind == NamesModels {
 		return s.listKeys(ctx, "", modelNamePrefix, prefix, limit)
 	}
+	if model == "" {
+		return nil, false, apierr.Errorf(apierr.NotValid, "no model specified")
+	}
 	uuid, err := s.modelUUID(ctx, model)
 	if err != nil {
 		return nil, false, err
@@ -62,9 +65,6 @@ func (s *State) ListNames(ctx context.Context, model string, kind NameKind, pref
 // modelUUID resolves a model name to its UUID with one read of the name index; anything else is
 // taken as a UUID, checked by the caller's read.
 func (s *State) modelUUID(ctx context.Context, ref string) (string, error) {
-	if ref == "" {
-		return "", apierr.Errorf(apierr.NotValid, "no model specified")
-	}
 	resp, err := s.kv.Get(ctx, modelNamePrefix+ref)
 	if err != nil {
 		return "", fmt.Errorf("reading model %q: %w", ref, err)
