@@ -40,7 +40,7 @@ const (
 	defaultTimeout     = 30 * time.Second
 	defaultDialTimeout = 5 * time.Second
 	// maxMessageSize bounds charm archives in both directions.
-	maxMessageSize = 64 << 20
+	maxMessageSize = 257 << 20
 )
 
 // Config says where the controller is and who is calling.

@@ -83,3 +83,50 @@ func (c *Client) WriteLogs(ctx context.Context, model string, records []*jujupb.
 	_, err := invoke(ctx, c, c.log.WriteLogs, &jujupb.WriteLogsRequest{Model: c.model(model), Records: records})
 	return err
 }
+
+// ApplicationRelationSettings reads an application's settings in a relation (relation-get
+// --app): the other side's, or the unit's own application's when it leads.
+func (c *Client) ApplicationRelationSettings(ctx context.Context, model, unit string, relationID int64, app string) (map[string]string, error) {
+	resp, err := invoke(ctx, c, c.agent.RelationSettings, &jujupb.RelationSettingsRequest{
+		Model: c.model(model), Unit: unit, RelationId: relationID, OfApplication: app})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetSettings(), nil
+}
+
+// SetApplicationRelationSettings merges values into the unit's application's settings in a
+// relation (relation-set --app; leader only) and reports whether anything changed.
+func (c *Client) SetApplicationRelationSettings(ctx context.Context, model, unit string, relationID int64, values map[string]string) (bool, error) {
+	resp, err := invoke(ctx, c, c.agent.SetRelationSettings, &jujupb.SetRelationSettingsRequest{
+		Model: c.model(model), Unit: unit, RelationId: relationID, Settings: values, Application: true})
+	if err != nil {
+		return false, err
+	}
+	return resp.GetChanged(), nil
+}
+
+// ApplicationStatus reads the unit's application's status and its units' (leader only).
+func (c *Client) ApplicationStatus(ctx context.Context, model, unit string) (*jujupb.ApplicationStatusResponse, error) {
+	return invoke(ctx, c, c.agent.ApplicationStatus, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+}
+
+// CharmState reads the state the unit's charm keeps in the controller.
+func (c *Client) CharmState(ctx context.Context, model, unit string) (map[string]string, error) {
+	resp, err := invoke(ctx, c, c.agent.CharmState, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetState(), nil
+}
+
+// SetCharmState merges values into the unit's charm state (an empty value deletes).
+func (c *Client) SetCharmState(ctx context.Context, model, unit string, values map[string]string) error {
+	_, err := invoke(ctx, c, c.agent.SetCharmState, &jujupb.SetCharmStateRequest{Model: c.model(model), Unit: unit, State: values})
+	return err
+}
+
+// GoalState reads the goal state of the unit's application and relations.
+func (c *Client) GoalState(ctx context.Context, model, unit string) (*jujupb.GoalStateResponse, error) {
+	return invoke(ctx, c, c.agent.GoalState, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+}

@@ -27,9 +27,10 @@ func (c *Client) ListModels(ctx context.Context) ([]*jujupb.Model, error) {
 	return resp.GetModels(), nil
 }
 
-// AddModel creates a model with the given constraints; AlreadyExists if the name is taken.
-func (c *Client) AddModel(ctx context.Context, name, cons string) (*jujupb.Model, error) {
-	return invoke(ctx, c, c.ctrl.AddModel, &jujupb.AddModelRequest{Name: name, Constraints: cons})
+// AddModel creates a model with the given constraints and configuration; AlreadyExists if the
+// name is taken.
+func (c *Client) AddModel(ctx context.Context, name, cons string, config map[string]string) (*jujupb.Model, error) {
+	return invoke(ctx, c, c.ctrl.AddModel, &jujupb.AddModelRequest{Name: name, Constraints: cons, Config: config})
 }
 
 // GetModel resolves a model by name or UUID; NotFound if there is none.

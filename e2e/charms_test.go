@@ -23,6 +23,7 @@ type unitJSON struct {
 	WorkloadStatus struct{ Current, Message string } `json:"workload-status"`
 	JujuStatus     struct{ Current, Message string } `json:"juju-status"`
 	Machine        string                            `json:"machine"`
+	PublicAddress  string                            `json:"public-address"`
 	Leader         bool                              `json:"leader"`
 	OpenPorts      []string                          `json:"open-ports"`
 	Subordinates   map[string]unitJSON               `json:"subordinates"`
@@ -146,13 +147,23 @@ func TestCharmsJourney(t *testing.T) {
 	e.waitUntil("wordpress blocked without a database", workloadIs("wordpress/0", "blocked", "waiting for database"))
 	e.ok("integrate", "wordpress", "mysql")
 	s := e.waitUntil("wordpress active with mysql's data", func(s unitsJSON) bool {
+		// Each machine has a loopback address of its own; wordpress is told mysql/0's.
+		my, _ := s.unit("mysql/0")
 		for _, u := range []string{"wordpress/0", "wordpress/1", "wordpress/2"} {
-			if !workloadIs(u, "active", "serving with database 127.0.0.1:3306")(s) {
+			if my.PublicAddress == "" || !workloadIs(u, "active", "serving with database "+my.PublicAddress+":3306")(s) {
 				return false
 			}
 		}
 		return workloadIs("mysql/0", "active", "")(s)
 	})
+	seen := map[string]string{}
+	for _, name := range []string{"mysql/0", "wordpress/0", "wordpress/1", "wordpress/2"} {
+		u, _ := s.unit(name)
+		if !strings.HasPrefix(u.PublicAddress, "127.") || u.PublicAddress == "127.0.0.1" || seen[u.PublicAddress] != "" {
+			t.Errorf("%s's address %q: want a loopback address of its machine's own (seen: %v)", name, u.PublicAddress, seen)
+		}
+		seen[u.PublicAddress] = name
+	}
 	if u, _ := s.unit("mysql/0"); len(u.OpenPorts) != 1 || u.OpenPorts[0] != "3306/tcp" || !u.Leader {
 		t.Errorf("mysql/0: ports %v leader %v", u.OpenPorts, u.Leader)
 	}
@@ -170,7 +181,8 @@ func TestCharmsJourney(t *testing.T) {
 		}
 	}
 	show := e.ok("show-unit", "wordpress/0").stdout
-	for _, want := range []string{"host: 127.0.0.1", "port: \"3306\"", "user:", "password:"} {
+	my, _ := s.unit("mysql/0")
+	for _, want := range []string{"host: " + my.PublicAddress, "port: \"3306\"", "user:", "password:"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("show-unit wordpress/0 lacks %q:\n%s", want, show)
 		}

@@ -155,16 +155,18 @@ func (x *Controller) GetCreated() int64 {
 
 // Model is /juju/models/<uuid>/model; the name index is /juju/modelnames/<name> -> uuid.
 type Model struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Uuid          string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
-	Life          string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
-	Constraints   string                 `protobuf:"bytes,5,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	DefaultBase   string                 `protobuf:"bytes,6,opt,name=default_base,json=defaultBase,proto3" json:"default_base,omitempty"`
-	Created       int64                  `protobuf:"varint,7,opt,name=created,proto3" json:"created,omitempty"`
-	Cloud         string                 `protobuf:"bytes,8,opt,name=cloud,proto3" json:"cloud,omitempty"`
-	Region        string                 `protobuf:"bytes,9,opt,name=region,proto3" json:"region,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Uuid        string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Owner       string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	Life        string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
+	Constraints string                 `protobuf:"bytes,5,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	DefaultBase string                 `protobuf:"bytes,6,opt,name=default_base,json=defaultBase,proto3" json:"default_base,omitempty"`
+	Created     int64                  `protobuf:"varint,7,opt,name=created,proto3" json:"created,omitempty"`
+	Cloud       string                 `protobuf:"bytes,8,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	Region      string                 `protobuf:"bytes,9,opt,name=region,proto3" json:"region,omitempty"`
+	// Model configuration (update-status-hook-interval, ...), as set; defaults are not stored.
+	Config        map[string]string `protobuf:"bytes,10,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -260,6 +262,13 @@ func (x *Model) GetRegion() string {
 		return x.Region
 	}
 	return ""
+}
+
+func (x *Model) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
 }
 
 // Machine is /juju/models/<uuid>/machines/<id>.
@@ -1017,7 +1026,12 @@ type Charm struct {
 	ArchiveSha256 string `protobuf:"bytes,6,opt,name=archive_sha256,json=archiveSha256,proto3" json:"archive_sha256,omitempty"`
 	ArchiveSize   int64  `protobuf:"varint,7,opt,name=archive_size,json=archiveSize,proto3" json:"archive_size,omitempty"`
 	// config.yaml as uploaded (the charm's options and defaults), empty when it has none.
-	Config        []byte `protobuf:"bytes,8,opt,name=config,proto3" json:"config,omitempty"`
+	Config []byte `protobuf:"bytes,8,opt,name=config,proto3" json:"config,omitempty"`
+	// actions.yaml as uploaded (or the actions of charmcraft.yaml), empty when it has none.
+	Actions []byte `protobuf:"bytes,9,opt,name=actions,proto3" json:"actions,omitempty"`
+	// The archive is kept in this many blobs, charmblobs/<uuid>/<url>/<n>, each within one etcd
+	// request; 0 means the single blob charmblobs/<uuid>/<url> of older controllers.
+	BlobChunks    int32 `protobuf:"varint,10,opt,name=blob_chunks,json=blobChunks,proto3" json:"blob_chunks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1108,6 +1122,66 @@ func (x *Charm) GetConfig() []byte {
 	return nil
 }
 
+func (x *Charm) GetActions() []byte {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+func (x *Charm) GetBlobChunks() int32 {
+	if x != nil {
+		return x.BlobChunks
+	}
+	return 0
+}
+
+// CharmState is the state a unit's charm keeps in the controller (state-get, state-set):
+// /juju/models/<uuid>/charmstate/<unit>, removed with the unit.
+type CharmState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CharmState) Reset() {
+	*x = CharmState{}
+	mi := &file_store_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CharmState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CharmState) ProtoMessage() {}
+
+func (x *CharmState) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CharmState.ProtoReflect.Descriptor instead.
+func (*CharmState) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CharmState) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_store_proto protoreflect.FileDescriptor
 
 const file_store_proto_rawDesc = "" +
@@ -1122,7 +1196,7 @@ const file_store_proto_rawDesc = "" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12.\n" +
 	"\x13admin_password_hash\x18\x03 \x01(\tR\x11adminPasswordHash\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\x03R\acreated\"\xe6\x01\n" +
+	"\acreated\x18\x04 \x01(\x03R\acreated\"\xdb\x02\n" +
 	"\x05Model\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -1132,7 +1206,12 @@ const file_store_proto_rawDesc = "" +
 	"\fdefault_base\x18\x06 \x01(\tR\vdefaultBase\x12\x18\n" +
 	"\acreated\x18\a \x01(\x03R\acreated\x12\x14\n" +
 	"\x05cloud\x18\b \x01(\tR\x05cloud\x12\x16\n" +
-	"\x06region\x18\t \x01(\tR\x06region\"\xff\x03\n" +
+	"\x06region\x18\t \x01(\tR\x06region\x128\n" +
+	"\x06config\x18\n" +
+	" \x03(\v2 .juju.store.v1.Model.ConfigEntryR\x06config\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xff\x03\n" +
 	"\aMachine\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12\x12\n" +
@@ -1215,7 +1294,7 @@ const file_store_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1f\n" +
 	"\vrelation_id\x18\x02 \x01(\x03R\n" +
 	"relationId\x12\x18\n" +
-	"\acreated\x18\x03 \x01(\x03R\acreated\"\xe3\x01\n" +
+	"\acreated\x18\x03 \x01(\x03R\acreated\"\x9e\x02\n" +
 	"\x05Charm\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
@@ -1224,7 +1303,17 @@ const file_store_proto_rawDesc = "" +
 	"\bmanifest\x18\x05 \x01(\fR\bmanifest\x12%\n" +
 	"\x0earchive_sha256\x18\x06 \x01(\tR\rarchiveSha256\x12!\n" +
 	"\farchive_size\x18\a \x01(\x03R\varchiveSize\x12\x16\n" +
-	"\x06config\x18\b \x01(\fR\x06configB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
+	"\x06config\x18\b \x01(\fR\x06config\x12\x18\n" +
+	"\aactions\x18\t \x01(\fR\aactions\x12\x1f\n" +
+	"\vblob_chunks\x18\n" +
+	" \x01(\x05R\n" +
+	"blobChunks\"\x86\x01\n" +
+	"\n" +
+	"CharmState\x12=\n" +
+	"\x06values\x18\x01 \x03(\v2%.juju.store.v1.CharmState.ValuesEntryR\x06values\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
 
 var (
 	file_store_proto_rawDescOnce sync.Once
@@ -1238,7 +1327,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1251,23 +1340,28 @@ var file_store_proto_goTypes = []any{
 	(*Settings)(nil),    // 8: juju.store.v1.Settings
 	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
 	(*Charm)(nil),       // 10: juju.store.v1.Charm
-	nil,                 // 11: juju.store.v1.Application.ConfigEntry
-	nil,                 // 12: juju.store.v1.Settings.ValuesEntry
+	(*CharmState)(nil),  // 11: juju.store.v1.CharmState
+	nil,                 // 12: juju.store.v1.Model.ConfigEntry
+	nil,                 // 13: juju.store.v1.Application.ConfigEntry
+	nil,                 // 14: juju.store.v1.Settings.ValuesEntry
+	nil,                 // 15: juju.store.v1.CharmState.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	0,  // 0: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
-	0,  // 1: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	11, // 2: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
-	0,  // 3: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	0,  // 4: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0,  // 5: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6,  // 6: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	12, // 7: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	12, // 0: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
+	0,  // 1: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
+	0,  // 2: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
+	13, // 3: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	0,  // 4: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
+	0,  // 5: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 6: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	6,  // 7: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	14, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	15, // 9: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1281,7 +1375,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -23,6 +23,22 @@ type Conf struct {
 	CACert   string `json:"ca_cert"`
 	// ID is the machine id or unit name.
 	ID string `json:"id"`
+	// Address is the machine's own address (the local provider gives each machine a loopback
+	// address of its own), and Zone its availability zone; a machine's units inherit both.
+	Address string `json:"address,omitempty"`
+	Zone    string `json:"zone,omitempty"`
+}
+
+// defaultAddress is the address of an agent configured before machines had addresses of
+// their own.
+const defaultAddress = "127.0.0.1"
+
+// address is the machine's address, for its units' private and public addresses.
+func (c Conf) address() string {
+	if c.Address == "" {
+		return defaultAddress
+	}
+	return c.Address
 }
 
 // WriteConf writes dir/agent.conf (dir is created 0700).

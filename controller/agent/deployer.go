@@ -91,7 +91,7 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		}
 		conf := Conf{
 			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: d.conf.Model,
-			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name,
+			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name, Address: d.conf.Address, Zone: d.conf.Zone,
 		}
 		if err := WriteConf(dir, conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)

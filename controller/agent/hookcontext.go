@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/controller/agent/hooktool"
+	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
 
@@ -25,17 +27,22 @@ type hookContext struct {
 
 var _ hooktool.Context = (*hookContext)(nil)
 
-func (c *hookContext) UnitName() string { return c.a.conf.ID }
-func (c *hookContext) HookName() string { return c.hook.Name() }
+func (c *hookContext) UnitName() string  { return c.a.conf.ID }
+func (c *hookContext) HookName() string  { return c.hook.Name() }
+func (c *hookContext) ModelUUID() string { return c.a.conf.Model }
 
-func (c *hookContext) PrivateAddress() string { return unitAddress }
+func (c *hookContext) PrivateAddress() string { return c.a.conf.address() }
 
 func (c *hookContext) PublicAddress() string {
 	if addr := c.snap.unit.GetPublicAddress(); addr != "" {
 		return addr
 	}
-	return unitAddress
+	return c.a.conf.address()
 }
+
+// Endpoints: the charm's endpoints, read once from its metadata (a deployed charm does not
+// change).
+func (c *hookContext) Endpoints() []string { return c.a.endpoints() }
 
 func (c *hookContext) Relation() (string, string) {
 	if !c.hook.relation() {
@@ -60,7 +67,7 @@ func (c *hookContext) relationID(ref string) (int64, error) {
 	known := c.a.st.Relations[id] != nil
 	c.a.mu.Unlock()
 	if c.snap.relation(id) == nil && !known {
-		return 0, fmt.Errorf("relation %q not found", ref)
+		return 0, fmt.Errorf("relation %q: %w", ref, hooktool.ErrRelationNotFound)
 	}
 	return id, nil
 }
@@ -69,7 +76,9 @@ func (c *hookContext) RelationIDs(_ context.Context, endpoint string) ([]string,
 	var ids []int64
 	c.a.mu.Lock()
 	for _, r := range c.snap.rels {
-		if r.Endpoint == endpoint && (r.InScope || c.a.st.Relations[r.Id] != nil) {
+		// Relations the unit is about to join count too: a peer relation is there from the
+		// first hook (install), as in Juju.
+		if r.Endpoint == endpoint && (r.InScope || r.ShouldJoin || c.a.st.Relations[r.Id] != nil) {
 			ids = append(ids, r.Id)
 		}
 	}
@@ -109,10 +118,38 @@ func (c *hookContext) RelationUnits(ctx context.Context, ref string) ([]string, 
 	return c.a.st.knownUnits(id, c.hook, snap), nil
 }
 
-func (c *hookContext) RelationGet(ctx context.Context, ref, unit string) (map[string]string, error) {
+// RelationRemoteApp names the other side of a relation the unit knows.
+func (c *hookContext) RelationRemoteApp(_ context.Context, ref string) (string, error) {
+	id, err := c.relationID(ref)
+	if err != nil {
+		return "", err
+	}
+	if r := c.snap.relation(id); r != nil {
+		return r.RemoteApplication, nil
+	}
+	c.a.mu.Lock()
+	defer c.a.mu.Unlock()
+	if rs := c.a.st.Relations[id]; rs != nil {
+		return rs.RemoteApp, nil
+	}
+	return "", fmt.Errorf("relation %q: %w", ref, hooktool.ErrRelationNotFound)
+}
+
+// RelationGet reads a unit's settings, or with app an application's: unit may name the
+// application or one of its units; "" means the unit's own application.
+func (c *hookContext) RelationGet(ctx context.Context, ref, unit string, app bool) (map[string]string, error) {
 	id, err := c.relationID(ref)
 	if err != nil {
 		return nil, err
+	}
+	if app {
+		name := unit
+		if name == "" {
+			name, _ = names.UnitApplication(c.a.conf.ID)
+		} else if a, err := names.UnitApplication(unit); err == nil {
+			name = a
+		}
+		return c.a.c.ApplicationRelationSettings(ctx, c.a.conf.Model, c.a.conf.ID, id, name)
 	}
 	if unit == c.a.conf.ID {
 		unit = ""
@@ -121,7 +158,7 @@ func (c *hookContext) RelationGet(ctx context.Context, ref, unit string) (map[st
 }
 
 // RelationSet: L-R3, a departing relation's settings can be read but no longer set.
-func (c *hookContext) RelationSet(ctx context.Context, ref string, values map[string]string) error {
+func (c *hookContext) RelationSet(ctx context.Context, ref string, app bool, values map[string]string) error {
 	id, err := c.relationID(ref)
 	if err != nil {
 		return err
@@ -136,6 +173,13 @@ func (c *hookContext) RelationSet(ctx context.Context, ref string, values map[st
 	if broken {
 		return fmt.Errorf("cannot write relation settings: relation %q is broken", ref)
 	}
+	if app {
+		_, err = c.a.c.SetApplicationRelationSettings(ctx, c.a.conf.Model, c.a.conf.ID, id, values)
+		if errors.Is(err, apierr.PermissionDenied) {
+			return fmt.Errorf("cannot write application relation settings: %w", hooktool.ErrNotLeader)
+		}
+		return err
+	}
 	_, err = c.a.c.SetRelationSettings(ctx, c.a.conf.Model, c.a.conf.ID, id, values)
 	if errors.Is(err, apierr.NotFound) || errors.Is(err, apierr.NotValid) {
 		// The relation went (or the unit left its scope, forced) while the hook ran on its
@@ -149,7 +193,11 @@ func (c *hookContext) RelationSet(ctx context.Context, ref string, values map[st
 func (c *hookContext) StatusSet(ctx context.Context, application bool, st, message string) error {
 	info := &pb.StatusInfo{Status: st, Message: message}
 	if application {
-		return c.a.c.SetApplicationStatus(ctx, c.a.conf.Model, c.a.conf.ID, info)
+		err := c.a.c.SetApplicationStatus(ctx, c.a.conf.Model, c.a.conf.ID, info)
+		if errors.Is(err, apierr.PermissionDenied) {
+			return fmt.Errorf("setting application status: %w", hooktool.ErrNotLeader)
+		}
+		return err
 	}
 	if err := c.a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: c.a.conf.Model, Id: c.a.conf.ID, WorkloadStatus: info}); err != nil {
 		return err
@@ -161,21 +209,35 @@ func (c *hookContext) StatusSet(ctx context.Context, application bool, st, messa
 	return nil
 }
 
-func (c *hookContext) StatusGet(ctx context.Context, application bool) (string, string, error) {
-	if application {
-		return "", "", fmt.Errorf("the application status is not readable by units")
-	}
+func (c *hookContext) StatusGet(ctx context.Context) (hooktool.Status, error) {
 	c.a.mu.Lock()
 	w := c.a.workload
 	c.a.mu.Unlock()
-	if w != nil {
-		return w.Status, w.Message, nil
+	if w == nil {
+		u, err := c.a.c.GetUnit(ctx, c.a.conf.Model, c.a.conf.ID)
+		if err != nil {
+			return hooktool.Status{}, err
+		}
+		w = u.GetWorkloadStatus()
 	}
-	u, err := c.a.c.GetUnit(ctx, c.a.conf.Model, c.a.conf.ID)
+	return hooktool.Status{Status: w.GetStatus(), Message: w.GetMessage(), Data: map[string]any{}}, nil
+}
+
+// ApplicationStatus: the leader reads its application's status and its units'.
+func (c *hookContext) ApplicationStatus(ctx context.Context) (hooktool.Status, map[string]hooktool.Status, error) {
+	resp, err := c.a.c.ApplicationStatus(ctx, c.a.conf.Model, c.a.conf.ID)
+	if errors.Is(err, apierr.PermissionDenied) {
+		return hooktool.Status{}, nil, hooktool.ErrNotLeader
+	}
 	if err != nil {
-		return "", "", err
+		return hooktool.Status{}, nil, err
 	}
-	return u.GetWorkloadStatus().GetStatus(), u.GetWorkloadStatus().GetMessage(), nil
+	units := map[string]hooktool.Status{}
+	for name, st := range resp.GetUnits() {
+		units[name] = hooktool.Status{Status: st.GetStatus(), Message: st.GetMessage(), Data: map[string]any{}}
+	}
+	app := resp.GetApplication()
+	return hooktool.Status{Status: app.GetStatus(), Message: app.GetMessage(), Data: map[string]any{}}, units, nil
 }
 
 func (c *hookContext) ApplicationVersionSet(ctx context.Context, version string) error {
@@ -230,6 +292,40 @@ func (c *hookContext) LeaderGet(ctx context.Context) (map[string]string, error) 
 
 func (c *hookContext) LeaderSet(ctx context.Context, values map[string]string) error {
 	return c.a.c.SetLeaderSettings(ctx, c.a.conf.Model, c.a.conf.ID, values)
+}
+
+func (c *hookContext) GoalState(ctx context.Context) (*hooktool.GoalState, error) {
+	resp, err := c.a.c.GoalState(ctx, c.a.conf.Model, c.a.conf.ID)
+	if err != nil {
+		return nil, err
+	}
+	goal := func(g *pb.GoalStatus) hooktool.GoalStatus {
+		out := hooktool.GoalStatus{Status: g.GetStatus()}
+		if g.GetSince() != 0 {
+			out.Since = time.Unix(0, g.GetSince()).UTC().Format(time.RFC3339)
+		}
+		return out
+	}
+	gs := &hooktool.GoalState{Units: map[string]hooktool.GoalStatus{}, Relations: map[string]map[string]hooktool.GoalStatus{}}
+	for name, g := range resp.GetUnits() {
+		gs.Units[name] = goal(g)
+	}
+	for ep, rel := range resp.GetRelations() {
+		members := map[string]hooktool.GoalStatus{}
+		for name, g := range rel.GetMembers() {
+			members[name] = goal(g)
+		}
+		gs.Relations[ep] = members
+	}
+	return gs, nil
+}
+
+func (c *hookContext) CharmState(ctx context.Context) (map[string]string, error) {
+	return c.a.c.CharmState(ctx, c.a.conf.Model, c.a.conf.ID)
+}
+
+func (c *hookContext) SetCharmState(ctx context.Context, values map[string]string) error {
+	return c.a.c.SetCharmState(ctx, c.a.conf.Model, c.a.conf.ID, values)
 }
 
 // workloadStatus values the agent itself sets around hooks (juju-cli.md §4).

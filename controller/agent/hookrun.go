@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -27,11 +26,16 @@ type hookError struct {
 
 func (e *hookError) Error() string { return fmt.Sprintf("hook %q %s", e.hook, e.reason) }
 
-// execHook runs hooks/<name> from the charm directory as a process in its own process group,
-// with env, its output to the unit log, killed with its children at the time limit.
+// execHook runs the charm's hook as Juju 3.6 does: ./dispatch when the charm has one (it
+// learns the hook from JUJU_DISPATCH_PATH), else hooks/<name>. It runs in the charm directory
+// as a process in its own process group, with env, its output to the unit log, killed with its
+// children at the time limit.
 func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) error {
 	name := h.Name()
 	path := filepath.Join(a.charmDir(), "hooks", name)
+	if a.dispatch {
+		path = filepath.Join(a.charmDir(), "dispatch")
+	}
 	info, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return errHookMissing
@@ -40,6 +44,9 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) err
 		return &hookError{hook: name, reason: fmt.Sprintf("cannot be read: %v", err)}
 	}
 	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+		if a.dispatch {
+			return &hookError{hook: name, reason: "cannot run: the charm's dispatch is not executable"}
+		}
 		return &hookError{hook: name, reason: "is not executable"}
 	}
 	module := "unit." + a.conf.ID + "." + name
@@ -106,17 +113,27 @@ func (w *lineLogger) flush() {
 	}
 }
 
-// hookEnv is the environment of a hook, as Juju gives it.
-func (a *unitAgent) hookEnv(h *hookSpec, contextID string) []string {
+// JujuVersion is the Juju version hooks are told they run under (JUJU_VERSION): this controller
+// implements Juju 3.6's hook environment and tools, and ops takes its modern paths from it.
+const JujuVersion = "3.6.12"
+
+// hookEnv is the environment of a hook, as Juju 3.6 gives it.
+func (a *unitAgent) hookEnv(h *hookSpec, contextID string, snap *snapshot) []string {
 	env := []string{
 		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + a.dir,
 		"LANG=C.UTF-8",
+		"JUJU_VERSION=" + JujuVersion,
 		"JUJU_CONTEXT_ID=" + contextID,
 		"JUJU_AGENT_SOCKET=" + a.toolsAddr,
 		"JUJU_UNIT_NAME=" + a.conf.ID,
 		"JUJU_MODEL_UUID=" + a.conf.Model,
+		"JUJU_MODEL_NAME=" + snap.app.GetModelName(),
+		"JUJU_MACHINE_ID=" + snap.unit.GetMachine(),
+		"JUJU_AVAILABILITY_ZONE=" + a.conf.Zone,
+		"JUJU_API_ADDRESSES=" + a.conf.APIAddr,
 		"JUJU_HOOK_NAME=" + h.Name(),
+		"JUJU_DISPATCH_PATH=hooks/" + h.Name(),
 		"JUJU_CHARM_DIR=" + a.charmDir(),
 		"CHARM_DIR=" + a.charmDir(),
 	}
@@ -126,11 +143,20 @@ func (a *unitAgent) hookEnv(h *hookSpec, contextID string) []string {
 	if h.relation() {
 		env = append(env,
 			"JUJU_RELATION="+h.Endpoint,
-			"JUJU_RELATION_ID="+h.Endpoint+":"+strconv.FormatInt(h.RelationID, 10),
+			"JUJU_RELATION_ID="+relationTag(h.Endpoint, h.RelationID),
 			"JUJU_REMOTE_APP="+h.RemoteApp,
 		)
 		if h.RemoteUnit != "" {
 			env = append(env, "JUJU_REMOTE_UNIT="+h.RemoteUnit)
+		}
+		if h.Kind == hookDeparted {
+			// The unit that departs: the remote unit, or this unit itself when it is the one
+			// leaving (it departs from every counterpart before -broken).
+			departing := h.RemoteUnit
+			if h.SelfDeparting {
+				departing = a.conf.ID
+			}
+			env = append(env, "JUJU_DEPARTING_UNIT="+departing)
 		}
 	}
 	return env

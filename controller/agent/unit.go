@@ -17,14 +17,11 @@ import (
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/life"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
-
-// unitAddress is what units publish as private-address: every instance of the local provider
-// is this host.
-const unitAddress = "127.0.0.1"
 
 // leaseSeconds is how long a leadership claim holds; the leader extends it every third of that.
 const leaseSeconds = 30
@@ -60,6 +57,15 @@ type unitAgent struct {
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
 	dirty bool
 	hooks map[string]bool
+	// dispatch: the charm has a dispatch script, which runs every hook (hooks is nil then:
+	// the charm has every hook).
+	dispatch bool
+	// updateStatusDue: update-status is due at the end of the pass (its timer fired).
+	updateStatusDue       bool
+	updateInterval        time.Duration
+	updateIntervalChanged bool
+	endpointsOnce         sync.Once
+	endpointNames         []string
 	// observed: the endpoints the charm has relation hooks for, the only ones whose members
 	// the agent reads on every wake-up (the others are passive, see snapshot.passive).
 	observed []string
@@ -107,8 +113,15 @@ func (a *unitAgent) run(ctx context.Context) error {
 	defer a.stopRelWatch()
 	lease := time.NewTicker(leaseSeconds * time.Second / 3)
 	defer lease.Stop()
+	// update-status runs on the model's interval; the timer is reset when the interval changes.
+	updateStatus := time.NewTimer(time.Hour)
+	defer updateStatus.Stop()
 	for {
 		err := a.handle(ctx)
+		if a.updateInterval > 0 && a.updateIntervalChanged {
+			updateStatus.Reset(a.updateInterval)
+			a.updateIntervalChanged = false
+		}
 		if errors.Is(err, errStop) {
 			return nil
 		}
@@ -136,6 +149,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 			if !a.leader {
 				continue
 			}
+		case <-updateStatus.C:
+			a.updateStatusDue = true
+			updateStatus.Reset(a.updateInterval)
 		}
 	}
 }
@@ -226,6 +242,15 @@ func (a *unitAgent) handle(ctx context.Context) error {
 			return err
 		}
 	}
+	if a.updateStatusDue && a.st.Started && snap.alive() {
+		// Only between other hooks, never while the unit waits in error.
+		a.updateStatusDue = false
+		if err := a.runHook(ctx, &hookSpec{Kind: hookUpdateStatus}, snap); errors.Is(err, errHookFailed) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
 	if err := a.idle(ctx); err != nil {
 		return err
 	}
@@ -281,7 +306,12 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	if err := a.followToDying(ctx, u, app); err != nil {
 		return nil, err
 	}
-	rels, err := a.c.UnitRelationsObserving(ctx, a.conf.Model, a.conf.ID, a.observed)
+	var rels []*pb.AgentRelation
+	if a.hooks == nil {
+		rels, err = a.c.UnitRelations(ctx, a.conf.Model, a.conf.ID)
+	} else {
+		rels, err = a.c.UnitRelationsObserving(ctx, a.conf.Model, a.conf.ID, a.observed)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
 	}
@@ -315,6 +345,9 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	if app == nil {
 		app = &pb.AgentApplication{Name: u.Application, Life: string(life.Dead)}
 	}
+	if d := time.Duration(app.UpdateStatusIntervalSeconds) * time.Second; d > 0 && d != a.updateInterval {
+		a.updateInterval, a.updateIntervalChanged = d, true
+	}
 	return &snapshot{unit: u, app: app, rels: rels, leader: a.leader, hooks: a.hooks}, nil
 }
 
@@ -330,7 +363,7 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 		// L-R2: settings first, then scope, in one transaction.
 		_, err := a.c.EnterScope(ctx, &pb.ScopeRequest{
 			Model: a.conf.Model, Unit: a.conf.ID, RelationId: s.enter.Id,
-			Settings: map[string]string{"private-address": unitAddress},
+			Settings: map[string]string{"private-address": a.conf.address()},
 		})
 		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
 			s.enter.ShouldJoin = false // the relation or the unit moved on; the watch brings us back
@@ -379,7 +412,7 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 	}
 	id := hooktool.NewContextID() // unguessable: only the hook's environment holds it
 	a.tools.Register(id, &hookContext{a: a, hook: h, snap: snap})
-	err := a.execHook(ctx, h, a.hookEnv(h, id))
+	err := a.execHook(ctx, h, a.hookEnv(h, id, snap))
 	a.tools.Unregister(id)
 	var failed *hookError
 	switch {
@@ -402,10 +435,10 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 // takes no time, at the cost of a write per unit in a thousand-unit removal.
 func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
 	req := &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID}
-	has := a.hooks[h.Name()]
+	has := a.has(h.Name())
 	switch {
 	case h.Kind == hookInstall:
-		req.WorkloadStatus, req.PublicAddress = installingStatus, unitAddress
+		req.WorkloadStatus, req.PublicAddress = installingStatus, a.conf.address()
 	case h.Kind == hookStop && has:
 		req.WorkloadStatus = stoppingStatus
 	case h.Kind == hookRemove && has:
@@ -454,8 +487,34 @@ func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
 	return nil
 }
 
-// readHooks lists the charm's hooks once: a deployed charm does not change.
+// endpoints lists the charm's endpoints (juju-info included), read from its metadata once; a
+// charm whose metadata cannot be read has none (network-get then refuses every binding).
+func (a *unitAgent) endpoints() []string {
+	a.endpointsOnce.Do(func() {
+		meta, err := charm.ReadDir(a.charmDir())
+		if err != nil {
+			a.log.write("WARNING", "juju.worker.uniter", fmt.Sprintf("reading the charm's metadata: %v", err))
+			return
+		}
+		for _, ep := range meta.Endpoints() {
+			if !slices.Contains(a.endpointNames, ep.Name) {
+				a.endpointNames = append(a.endpointNames, ep.Name)
+			}
+		}
+	})
+	return a.endpointNames
+}
+
+// has reports whether the charm has a hook: every hook when it has dispatch.
+func (a *unitAgent) has(hook string) bool { return a.dispatch || a.hooks[hook] }
+
+// readHooks lists the charm's hooks once: a deployed charm does not change. A charm with a
+// dispatch script has every hook, and observes every relation.
 func (a *unitAgent) readHooks() error {
+	if _, err := os.Lstat(filepath.Join(a.charmDir(), "dispatch")); err == nil {
+		a.dispatch, a.hooks, a.observed = true, nil, nil
+		return nil
+	}
 	entries, err := os.ReadDir(filepath.Join(a.charmDir(), "hooks"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reading the charm's hooks: %w", err)

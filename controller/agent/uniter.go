@@ -20,6 +20,8 @@ const (
 	hookStart                 = "start"
 	hookStop                  = "stop"
 	hookRemove                = "remove"
+	hookUpdateStatus          = "update-status"
+	hookCreated               = "created"
 	hookJoined                = "joined"
 	hookChanged               = "changed"
 	hookDeparted              = "departed"
@@ -39,6 +41,9 @@ type hookSpec struct {
 	Endpoint       string `json:"endpoint,omitempty"`
 	RemoteApp      string `json:"remote-application,omitempty"`
 	RemoteEndpoint string `json:"remote-endpoint,omitempty"`
+	// SelfDeparting: a departed hook run because this unit leaves (JUJU_DEPARTING_UNIT names
+	// it rather than the remote unit).
+	SelfDeparting bool `json:"self-departing,omitempty"`
 }
 
 // relation: a relation hook (relation ids start at 0, so the endpoint tells).
@@ -91,7 +96,7 @@ func passive(hooks map[string]bool, endpoint string) bool {
 	if hooks == nil {
 		return false
 	}
-	for _, kind := range []string{hookJoined, hookChanged, hookDeparted, hookBroken} {
+	for _, kind := range []string{hookCreated, hookJoined, hookChanged, hookDeparted, hookBroken} {
 		if hooks[endpoint+"-relation-"+kind] {
 			return false
 		}
@@ -115,17 +120,25 @@ func configHash(configJSON string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// nextStep decides what the unit does next, in Juju's order: install, leader-elected,
-// config-changed, start; then relations (L-R2 joining, L-R3 departing); when dying, every
-// relation departs and then stop and remove run (L-U2). nil: nothing to do.
+// nextStep decides what the unit does next, in Juju's order: install; relation-created for
+// every relation there is then (peers included); leader-elected, config-changed, start; then
+// relations (L-R2 joining: relation-created, then joined and changed per counterpart, changed
+// again when the other application's data changes; L-R3 departing); when dying, every relation
+// departs and then stop and remove run (L-U2). nil: nothing to do.
 func nextStep(st *uniterState, s *snapshot) *step {
 	dying := !s.alive()
 	if dying && !st.Installed {
 		return departingSteps(st, s) // never installed: nothing to stop
 	}
-	switch hash := configHash(s.app.GetConfigJson()); {
-	case !st.Installed:
+	if !st.Installed {
 		return &step{hook: &hookSpec{Kind: hookInstall}}
+	}
+	if !dying && !st.Started {
+		if s := createdSteps(st, s); s != nil {
+			return s
+		}
+	}
+	switch hash := configHash(s.app.GetConfigJson()); {
 	case s.leader && !st.LeaderElected && !dying:
 		return &step{hook: &hookSpec{Kind: hookLeaderElected}}
 	case st.ConfigHash != hash && !dying:
@@ -171,7 +184,9 @@ func departingSteps(st *uniterState, s *snapshot) *step {
 			return &step{leave: true, id: id}
 		}
 		if m := firstMember(rs.Members); m != "" {
-			return &step{hook: rs.hook(id, hookDeparted, m, 0)}
+			h := rs.hook(id, hookDeparted, m, 0)
+			h.SelfDeparting = !s.alive()
+			return &step{hook: h}
 		}
 		if !rs.Broken {
 			return &step{hook: rs.hook(id, hookBroken, "", 0)}
@@ -193,8 +208,24 @@ func departingSteps(st *uniterState, s *snapshot) *step {
 	return nil
 }
 
-// relationSteps: an alive unit joins relations it should be in and runs joined/changed for
-// each counterpart it observes, departed for those gone (L-R2).
+// createdSteps: before start, the unit enters every relation it should be in and runs
+// relation-created for each, as Juju does for the relations that exist at install.
+func createdSteps(st *uniterState, s *snapshot) *step {
+	for _, r := range s.rels {
+		rs := st.Relations[r.Id]
+		switch {
+		case !r.InScope && r.ShouldJoin && r.Life == string(life.Alive):
+			return &step{enter: r}
+		case rs != nil && !rs.Created && !s.passive(r.Endpoint):
+			return &step{hook: rs.hook(r.Id, hookCreated, "", 0)}
+		}
+	}
+	return nil
+}
+
+// relationSteps: an alive unit joins relations it should be in, runs relation-created once,
+// joined/changed for each counterpart it observes, departed for those gone (L-R2), and changed
+// (with no remote unit) when the other application's data changes.
 func relationSteps(st *uniterState, s *snapshot) *step {
 	if s := departingSteps(st, s); s != nil {
 		return s
@@ -215,6 +246,9 @@ func relationSteps(st *uniterState, s *snapshot) *step {
 		if s.passive(r.Endpoint) {
 			continue
 		}
+		if !rs.Created {
+			return &step{hook: rs.hook(r.Id, hookCreated, "", 0)}
+		}
 		current := map[string]int64{}
 		for _, m := range r.Members {
 			current[m.Unit] = m.SettingsRevision
@@ -232,6 +266,9 @@ func relationSteps(st *uniterState, s *snapshot) *step {
 			case seen != current[u]:
 				return &step{hook: rs.hook(r.Id, hookChanged, u, current[u])}
 			}
+		}
+		if r.RemoteAppSettingsRevision != rs.AppSettings {
+			return &step{hook: rs.hook(r.Id, hookChanged, "", r.RemoteAppSettingsRevision)}
 		}
 	}
 	return nil
@@ -270,9 +307,15 @@ func (st *uniterState) commit(h *hookSpec) {
 		return
 	}
 	switch h.Kind {
+	case hookCreated:
+		rs.Created = true
 	case hookJoined:
 		rs.Members[h.RemoteUnit] = 0
 	case hookChanged:
+		if h.RemoteUnit == "" {
+			rs.AppSettings = h.Revision // the other application's data changed
+			return
+		}
 		rs.Members[h.RemoteUnit] = h.Revision
 	case hookDeparted:
 		delete(rs.Members, h.RemoteUnit)

@@ -86,7 +86,7 @@ func TestRelationJoinedChangedDeparted_LR2(t *testing.T) {
 	st := fresh()
 	rel := dbRelation()
 	s := unitSnapshot("alive", rel)
-	expectSteps(t, drive(t, st, s), "install", "config-changed", "start", "enter wordpress:db mysql:db")
+	expectSteps(t, drive(t, st, s), "install", "enter wordpress:db mysql:db", "db-relation-created", "config-changed", "start")
 	rel.Members = []*pb.RelationMember{{Unit: "mysql/0", SettingsRevision: 10}, {Unit: "mysql/1", SettingsRevision: 11}}
 	expectSteps(t, drive(t, st, s),
 		"db-relation-joined mysql/0", "db-relation-changed mysql/0",
@@ -158,7 +158,7 @@ func TestPassiveRelationNeedsNoSteps(t *testing.T) {
 	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10})
 	s := unitSnapshot("alive", rel)
 	s.hooks = map[string]bool{"install": true}
-	expectSteps(t, drive(t, st, s), "install", "config-changed", "start", "enter wordpress:db mysql:db")
+	expectSteps(t, drive(t, st, s), "install", "enter wordpress:db mysql:db", "config-changed", "start")
 	expectSteps(t, drive(t, st, s))
 	if got := st.knownUnits(0, nil, s); !slices.Equal(got, []string{"mysql/0"}) {
 		t.Fatalf("relation-list: %v", got)
@@ -174,5 +174,72 @@ func TestHookFailureMessage(t *testing.T) {
 	}
 	if got := (&hookSpec{Kind: hookInstall}).failure(); got != `hook failed: "install"` {
 		t.Fatal(got)
+	}
+}
+
+// Juju 3.6's order at install: relation-created for the relations there are then (a peer
+// relation always is), before leader-elected, config-changed and start.
+func TestRelationCreatedBeforeLeaderElectedAtInstall(t *testing.T) {
+	st := fresh()
+	peer := &pb.AgentRelation{Id: 1, Key: "wordpress:cluster", Life: "alive", Endpoint: "cluster",
+		RemoteApplication: "wordpress", RemoteEndpoint: "cluster", ShouldJoin: true}
+	s := unitSnapshot("alive", peer)
+	s.leader = true
+	expectSteps(t, drive(t, st, s),
+		"install", "enter wordpress:cluster", "cluster-relation-created", "leader-elected", "config-changed", "start")
+}
+
+// A relation made after start: relation-created first, then joined and changed per unit; the
+// other application's data changing is relation-changed with no remote unit.
+func TestRelationCreatedThenJoinedAfterStart(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	rel := dbRelation()
+	s.rels = []*pb.AgentRelation{rel}
+	expectSteps(t, drive(t, st, s), "enter wordpress:db mysql:db", "db-relation-created")
+	rel.RemoteAppSettingsRevision = 7
+	rel.Members = []*pb.RelationMember{{Unit: "mysql/0", SettingsRevision: 10}}
+	expectSteps(t, drive(t, st, s), "db-relation-joined mysql/0", "db-relation-changed mysql/0", "db-relation-changed")
+	expectSteps(t, drive(t, st, s))
+	rel.RemoteAppSettingsRevision = 9
+	expectSteps(t, drive(t, st, s), "db-relation-changed")
+}
+
+// JUJU_DEPARTING_UNIT names the remote unit when it leaves, this unit when it is the one
+// leaving.
+func TestDepartingUnit(t *testing.T) {
+	a := &unitAgent{conf: Conf{ID: "wordpress/0", Model: "uuid", Address: "127.1.0.3", Zone: "host"}, dir: t.TempDir()}
+	snap := unitSnapshot("alive")
+	snap.unit.Machine = "4"
+	snap.app.ModelName = "default"
+	env := func(h *hookSpec) map[string]string {
+		out := map[string]string{}
+		for _, kv := range a.hookEnv(h, "ctx", snap) {
+			k, v, _ := strings.Cut(kv, "=")
+			out[k] = v
+		}
+		return out
+	}
+	h := &hookSpec{Kind: hookDeparted, RelationID: 2, Endpoint: "db", RemoteApp: "mysql", RemoteUnit: "mysql/1"}
+	if got := env(h); got["JUJU_DEPARTING_UNIT"] != "mysql/1" || got["JUJU_REMOTE_UNIT"] != "mysql/1" || got["JUJU_RELATION_ID"] != "db:2" {
+		t.Fatalf("remote departs: %v", got)
+	}
+	h.SelfDeparting = true
+	if got := env(h); got["JUJU_DEPARTING_UNIT"] != "wordpress/0" {
+		t.Fatalf("unit departs: %v", got)
+	}
+	got := env(&hookSpec{Kind: hookInstall})
+	for k, v := range map[string]string{
+		"JUJU_VERSION": JujuVersion, "JUJU_DISPATCH_PATH": "hooks/install", "JUJU_HOOK_NAME": "install",
+		"JUJU_MODEL_NAME": "default", "JUJU_MODEL_UUID": "uuid", "JUJU_MACHINE_ID": "4", "JUJU_UNIT_NAME": "wordpress/0",
+		"JUJU_AVAILABILITY_ZONE": "host", "JUJU_CONTEXT_ID": "ctx",
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["JUJU_DEPARTING_UNIT"]; ok {
+		t.Errorf("JUJU_DEPARTING_UNIT outside -departed")
 	}
 }

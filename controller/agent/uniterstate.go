@@ -46,6 +46,10 @@ type relationState struct {
 	Members        map[string]int64 `json:"members,omitempty"`
 	// Broken: departed ran for every counterpart and broken ran; leaving the scope is next.
 	Broken bool `json:"broken,omitempty"`
+	// Created: relation-created ran. AppSettings is the revision of the other application's
+	// data the last relation-changed without a remote unit saw.
+	Created     bool  `json:"created,omitempty"`
+	AppSettings int64 `json:"app-settings,omitempty"`
 }
 
 func readUniterState(dir string) (*uniterState, error) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 )
 
@@ -105,7 +107,8 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 		return nil, err
 	}
 	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
-		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision}, nil
+		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision, CharmUrl: app.CharmUrl,
+		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second)}, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {
@@ -126,6 +129,7 @@ func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRe
 			Container: ur.Own.Scope == "container", InScope: ur.InScope, ShouldJoin: ur.ShouldJoin,
 			Interface: ur.Own.Interface,
 		}
+		ar.RemoteAppSettingsRevision = ur.RemoteAppSettingsRevision
 		for _, m := range ur.Members {
 			ar.Members = append(ar.Members, &pb.RelationMember{Unit: m.Unit, SettingsRevision: m.SettingsRevision})
 		}

@@ -81,6 +81,9 @@ func (s *agentServer) RelationSettings(ctx context.Context, req *pb.RelationSett
 	if err != nil {
 		return nil, err
 	}
+	if req.OfApplication != "" {
+		return s.applicationRelationSettings(ctx, uuid, req)
+	}
 	of := req.OfUnit
 	if of == "" {
 		of = req.Unit
@@ -125,11 +128,44 @@ func (s *agentServer) SetRelationSettings(ctx context.Context, req *pb.SetRelati
 	if err != nil {
 		return nil, err
 	}
-	changed, err := s.st.SetRelationSettings(ctx, uuid, req.RelationId, req.Unit, req.Settings)
+	set := s.st.SetRelationSettings
+	if req.Application {
+		set = s.st.SetApplicationRelationSettings
+	}
+	changed, err := set(ctx, uuid, req.RelationId, req.Unit, req.Settings)
 	if err != nil {
 		return nil, err
 	}
 	return &pb.SetRelationSettingsResponse{Changed: changed}, nil
+}
+
+// applicationRelationSettings reads an application's settings in a relation (relation-get
+// --app): any unit of the relation may read the other application's; only the leader its own.
+func (s *agentServer) applicationRelationSettings(ctx context.Context, uuid string, req *pb.RelationSettingsRequest) (*pb.RelationSettingsResponse, error) {
+	rel, err := s.relationOf(ctx, uuid, req.Unit, req.RelationId)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(relationApps(rel), req.OfApplication) {
+		return nil, apierr.Errorf(apierr.NotValid, "application %q is not in relation %q", req.OfApplication, rel.Key)
+	}
+	own, _ := names.UnitApplication(req.Unit)
+	if own == req.OfApplication && len(rel.Endpoints) == 2 {
+		// A peer relation's application data is shared by all its units; across a relation,
+		// the application's own side is the leader's to read and write.
+		leader, err := s.st.Leader(ctx, uuid, own)
+		if err != nil {
+			return nil, err
+		}
+		if leader != req.Unit {
+			return nil, apierr.Errorf(apierr.PermissionDenied, "permission denied: only the leader of %q may read its own application data", own)
+		}
+	}
+	settings, _, err := s.st.ApplicationRelationSettings(ctx, uuid, req.RelationId, req.OfApplication)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.RelationSettingsResponse{Settings: settings}, nil
 }
 
 func (s *agentServer) ClaimLeadership(ctx context.Context, req *pb.ClaimLeadershipRequest) (*pb.ClaimLeadershipResponse, error) {

@@ -14,7 +14,16 @@ type applicationServer struct {
 	*service
 }
 
+// maxMessageSize lets a charm archive of state.MaxCharmArchive bytes through gRPC in either
+// direction (UploadCharm, GetCharmArchive), with room for the rest of the message.
+const maxMessageSize = state.MaxCharmArchive + 1<<20
+
+// UploadCharm stores a charm archive after state.AddCharm has checked it again (metadata,
+// dispatch, entry names and links, size limits): the controller trusts no client.
 func (s *applicationServer) UploadCharm(ctx context.Context, req *pb.UploadCharmRequest) (*pb.UploadCharmResponse, error) {
+	if len(req.Archive) == 0 {
+		return nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: empty")
+	}
 	m, err := s.model(ctx, req.Model)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func (s *controllerServer) ListModels(ctx context.Context, _ *pb.ListModelsReque
 }
 
 func (s *controllerServer) AddModel(ctx context.Context, req *pb.AddModelRequest) (*pb.Model, error) {
-	m, err := s.st.AddModel(ctx, req.Name, "admin", req.Constraints, s.cfg.Cloud, s.cfg.Region)
+	m, err := s.st.AddModelWithConfig(ctx, req.Name, "admin", req.Constraints, s.cfg.Cloud, s.cfg.Region, req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +79,6 @@ func modelView(m *storepb.Model) *pb.Model {
 	return &pb.Model{
 		Name: m.Name, Uuid: m.Uuid, Owner: m.Owner, Life: m.Life, Cloud: m.Cloud, Region: m.Region,
 		Type: "iaas", Constraints: m.Constraints, DefaultBase: m.DefaultBase, Created: m.Created,
-		Status: &pb.StatusInfo{Status: string(st)},
+		Status: &pb.StatusInfo{Status: string(st)}, Config: m.Config,
 	}
 }

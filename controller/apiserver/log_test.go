@@ -96,7 +96,7 @@ func TestLogService(t *testing.T) {
 		if !errors.Is(err, apierr.PermissionDenied) {
 			t.Fatalf("forged entity = %v, want PermissionDenied", err)
 		}
-		other, err := env.admin.AddModel(ctx, "other", "")
+		other, err := env.admin.AddModel(ctx, "other", "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,6 +51,7 @@ func New(cfg Config) *grpc.Server {
 		grpc.ChainUnaryInterceptor(auth.unary),
 		grpc.ChainStreamInterceptor(auth.stream),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
 	)
 	hubCtx := cfg.Context
 	if hubCtx == nil {

@@ -50,7 +50,11 @@ func (s *applicationServer) ShowUnit(ctx context.Context, req *pb.ShowUnitReques
 		info := &pb.RelationInfo{
 			RelationId: ur.Relation.Id, Endpoint: ur.Own.Name, RelatedEndpoint: ur.Other.Name, Life: ur.Relation.Life,
 			LocalUnit: &pb.RelatedUnit{Unit: req.Unit, InScope: ur.InScope, Data: settings[req.Unit]},
+			// The other side's application settings sit beside its units', keyed by its name.
+			ApplicationData: settings[ur.Other.Application],
 		}
+		delete(settings, ur.Other.Application)
+		delete(settings, ur.Own.Application)
 		// Related units: the other side's units that joined at some point (their settings
 		// outlive their departure, L-R3); for a container-scoped relation only this unit's
 		// principal or subordinate.

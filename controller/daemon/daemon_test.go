@@ -267,7 +267,7 @@ func TestCredentialsAreChecked(t *testing.T) {
 	if _, err := ac.GetMachine(ctx, conf.Model, "99"); !errors.Is(err, apierr.PermissionDenied) {
 		t.Fatalf("agent reading another machine: %v", err)
 	}
-	if _, err := ac.AddModel(ctx, "sneaky", ""); !errors.Is(err, apierr.PermissionDenied) {
+	if _, err := ac.AddModel(ctx, "sneaky", "", nil); !errors.Is(err, apierr.PermissionDenied) {
 		t.Fatalf("agent calling the admin API: %v", err)
 	}
 }

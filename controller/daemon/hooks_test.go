@@ -101,7 +101,7 @@ func TestMysqlWordpressExchangeData_LR2_LR3(t *testing.T) {
 	deploy(t, c, "wordpress", "wordpress", 1)
 	waitFor(t, c, "default", "wordpress blocked without a database", workload("wordpress/0", "blocked", "database"))
 	rel := integrate(t, c, "wordpress", "mysql")
-	fs := waitFor(t, c, "default", "wordpress active with mysql's data", workload("wordpress/0", "active", "127.0.0.1:3306"))
+	fs := waitFor(t, c, "default", "wordpress active with mysql's data", workload("wordpress/0", "active", "with database 127.1."))
 	if u := findUnit(fs, "mysql/0"); !slices.Contains(u.OpenPorts, "3306/tcp") {
 		t.Errorf("mysql/0 ports: %v", u.OpenPorts)
 	}

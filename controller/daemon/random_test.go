@@ -77,7 +77,7 @@ func TestRandomLifecycle(t *testing.T) {
 	models := make([]string, randomModels)
 	for i := range models {
 		models[i] = fmt.Sprintf("random-%d", i)
-		m, err := c.AddModel(ctx, models[i], "")
+		m, err := c.AddModel(ctx, models[i], "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

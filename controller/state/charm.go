@@ -1,66 +1,115 @@
 package state
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"io"
+	"strconv"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/charm"
 )
 
-// MaxCharmArchive keeps an archive inside one etcd request (1.5 MiB by default).
-const MaxCharmArchive = 1 << 20
+// MaxCharmArchive is the largest charm archive stored. The archive is kept in chunks, so this
+// is not bound by etcd's request size; it only keeps a controller's memory and store sane.
+const MaxCharmArchive = charm.MaxArchiveSize
 
-// AddCharm stores an uploaded charm archive (a zip of the charm directory) under a new
-// revision, local:<name>-<rev>, and returns the stored document.
+// charmChunkSize keeps each chunk, with its key, inside one etcd request (1.5 MiB by default).
+const charmChunkSize = 1 << 20
+
+// charmChunkKey is chunk n of a charm's archive; charmBlobKey is the single blob of older
+// controllers (Charm.blob_chunks == 0).
+func charmChunkKey(uuid, url string, n int) string {
+	return charmBlobKey(uuid, url) + "/" + strconv.Itoa(n)
+}
+
+// AddCharm checks an uploaded charm archive as the client should have (metadata, config,
+// actions, dispatch's exec bit, entry names, links and size limits: the controller trusts no
+// client) and stores it under a new revision, local:<name>-<rev>, with its normalized
+// metadata.yaml, config.yaml, actions.yaml and manifest.yaml. The archive is written first, in
+// chunks of one transaction each, then the charm document; chunks whose document never
+// commits are deleted.
 func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*storepb.Charm, error) {
 	if len(archive) > MaxCharmArchive {
 		return nil, apierr.Errorf(apierr.NotValid, "charm archive of %d bytes is larger than %d bytes", len(archive), MaxCharmArchive)
 	}
-	metaYAML, manifestYAML, configYAML, err := readCharmArchive(archive)
+	ch, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits)
 	if err != nil {
-		return nil, err
-	}
-	meta, err := charm.ReadMeta(bytes.NewReader(metaYAML))
-	if err != nil {
-		return nil, apierr.Errorf(apierr.NotValid, "invalid charm metadata: %v", err)
-	}
-	if err := meta.Check(); err != nil {
 		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
 	}
-	if _, err := charm.ParseConfig(configYAML); err != nil {
-		return nil, apierr.Errorf(apierr.NotValid, "charm %q: %v", meta.Name, err)
-	}
-	sum := sha256.Sum256(archive)
-	var doc *storepb.Charm
-	err = s.run(ctx, fmt.Sprintf("adding charm %q", meta.Name), func(ctx context.Context, r *reader) (*writes, error) {
+	meta := ch.Meta
+	what := fmt.Sprintf("adding charm %q", meta.Name)
+	seq := "charm-" + meta.Name
+
+	// The revision is taken first: the chunks' keys need the URL.
+	var rev int64
+	err = s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
 		if _, err := r.model(ctx, uuid); err != nil {
 			return nil, err
 		}
-		rev, err := r.nextSequence(ctx, uuid, "charm-"+meta.Name)
-		if err != nil {
+		if rev, err = r.nextSequence(ctx, uuid, seq); err != nil {
 			return nil, err
 		}
-		url := fmt.Sprintf("local:%s-%d", meta.Name, rev)
-		doc = &storepb.Charm{
-			Url: url, Name: meta.Name, Revision: int32(rev), Metadata: metaYAML, Manifest: manifestYAML, Config: configYAML,
-			ArchiveSha256: hex.EncodeToString(sum[:]), ArchiveSize: int64(len(archive)),
-		}
 		w := &writes{}
-		w.put(charmKey(uuid, url), doc)
-		w.putRaw(charmBlobKey(uuid, url), string(archive))
+		w.putRaw(sequenceKey(uuid, seq), strconv.FormatInt(rev+1, 10))
 		return w, nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	url := fmt.Sprintf("local:%s-%d", meta.Name, rev)
+
+	chunks := 0
+	for off := 0; off < len(archive) || chunks == 0; off += charmChunkSize {
+		end := min(off+charmChunkSize, len(archive))
+		if _, err := s.kv.Put(ctx, charmChunkKey(uuid, url, chunks), string(archive[off:end])); err != nil {
+			s.deleteCharmChunks(uuid, url, chunks)
+			return nil, fmt.Errorf("%s: storing the archive: %w", what, err)
+		}
+		chunks++
+	}
+
+	sum := sha256.Sum256(archive)
+	doc := &storepb.Charm{
+		Url: url, Name: meta.Name, Revision: int32(rev),
+		Metadata: ch.MetadataYAML(), Manifest: ch.ManifestYAML(), Config: ch.ConfigYAML(), Actions: ch.ActionsYAML(),
+		ArchiveSha256: hex.EncodeToString(sum[:]), ArchiveSize: int64(len(archive)), BlobChunks: int32(chunks),
+	}
+	err = s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+		if _, err := r.model(ctx, uuid); err != nil {
+			return nil, err
+		}
+		var existing storepb.Charm
+		found, err := r.get(ctx, charmKey(uuid, url), &existing)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return nil, apierr.Errorf(apierr.AlreadyExists, "charm %q already exists", url)
+		}
+		w := &writes{}
+		w.put(charmKey(uuid, url), doc)
+		return w, nil
+	})
+	if err != nil {
+		s.deleteCharmChunks(uuid, url, chunks)
+		return nil, err
+	}
 	return doc, nil
+}
+
+// deleteCharmChunks removes the first n chunks of an archive whose document was not stored.
+// It runs even when the request was cancelled: the chunks would otherwise stay until the model
+// is removed.
+func (s *State) deleteCharmChunks(uuid, url string, n int) {
+	ctx := context.Background()
+	for i := range n {
+		_, _ = s.kv.Delete(ctx, charmChunkKey(uuid, url, i))
+	}
 }
 
 // Charm returns a stored charm document.
@@ -76,9 +125,35 @@ func (s *State) Charm(ctx context.Context, uuid, url string) (*storepb.Charm, er
 	return doc, nil
 }
 
-// CharmArchive returns a stored charm's archive.
+// CharmArchive returns a stored charm's archive, reassembled from its chunks (or the single
+// blob of older controllers) and checked against the size and checksum recorded at upload.
 func (s *State) CharmArchive(ctx context.Context, uuid, url string) ([]byte, error) {
-	resp, err := s.kv.Get(ctx, charmBlobKey(uuid, url))
+	doc, err := s.Charm(ctx, uuid, url)
+	if err != nil {
+		return nil, err
+	}
+	if doc.BlobChunks == 0 {
+		return s.charmBlob(ctx, url, charmBlobKey(uuid, url))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(doc.ArchiveSize))
+	for i := range int(doc.BlobChunks) {
+		part, err := s.charmBlob(ctx, url, charmChunkKey(uuid, url, i))
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(part)
+	}
+	data := buf.Bytes()
+	sum := sha256.Sum256(data)
+	if int64(len(data)) != doc.ArchiveSize || hex.EncodeToString(sum[:]) != doc.ArchiveSha256 {
+		return nil, fmt.Errorf("reading charm %q: %w", url, errors.New("stored archive does not match its checksum"))
+	}
+	return data, nil
+}
+
+func (s *State) charmBlob(ctx context.Context, url, key string) ([]byte, error) {
+	resp, err := s.kv.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading charm %q: %w", url, err)
 	}
@@ -95,39 +170,4 @@ func CharmMeta(doc *storepb.Charm) (*charm.Meta, error) {
 		return nil, fmt.Errorf("charm %q: %w", doc.Url, err)
 	}
 	return meta, nil
-}
-
-func readCharmArchive(archive []byte) (meta, manifest, config []byte, err error) {
-	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
-	if err != nil {
-		return nil, nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: %v", err)
-	}
-	read := func(f *zip.File) ([]byte, error) {
-		rc, err := f.Open()
-		if err != nil {
-			return nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: %v", err)
-		}
-		defer rc.Close()
-		return io.ReadAll(io.LimitReader(rc, MaxCharmArchive))
-	}
-	for _, f := range zr.File {
-		switch f.Name {
-		case "metadata.yaml":
-			if meta, err = read(f); err != nil {
-				return nil, nil, nil, err
-			}
-		case "manifest.yaml":
-			if manifest, err = read(f); err != nil {
-				return nil, nil, nil, err
-			}
-		case "config.yaml":
-			if config, err = read(f); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-	}
-	if meta == nil {
-		return nil, nil, nil, apierr.Errorf(apierr.NotValid, "invalid charm archive: no metadata.yaml")
-	}
-	return meta, manifest, config, nil
 }

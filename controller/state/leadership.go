@@ -181,6 +181,9 @@ type AgentApplication struct {
 	// revision of the last leader settings change (0 when never set).
 	Leader                 string
 	LeaderSettingsRevision int64
+	// The model's name and configuration (update-status-hook-interval).
+	ModelName   string
+	ModelConfig map[string]string
 }
 
 // ReadAgentApplication reads an application with its leadership in one round trip (its
@@ -188,7 +191,7 @@ type AgentApplication struct {
 func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*AgentApplication, error) {
 	resp, err := s.kv.Txn(ctx).Then(
 		clientv3.OpGet(applicationKey(uuid, name)), clientv3.OpGet(leaseKey(uuid, name)),
-		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()),
+		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()), clientv3.OpGet(modelKey(uuid)),
 	).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading application %q: %w", name, err)
@@ -206,6 +209,13 @@ func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*A
 	}
 	if kvs := resp.Responses[2].GetResponseRange().GetKvs(); len(kvs) > 0 {
 		out.LeaderSettingsRevision = kvs[0].ModRevision
+	}
+	if kvs := resp.Responses[3].GetResponseRange().GetKvs(); len(kvs) > 0 {
+		m := &storepb.Model{}
+		if err := proto.Unmarshal(kvs[0].Value, m); err != nil {
+			return nil, fmt.Errorf("decoding model %q: %w", uuid, err)
+		}
+		out.ModelName, out.ModelConfig = m.Name, m.Config
 	}
 	cfg, err := s.applicationCharmConfig(ctx, uuid, out.Application)
 	if err != nil {

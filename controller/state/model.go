@@ -12,6 +12,7 @@ import (
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/constraints"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
@@ -109,6 +110,15 @@ func (s *State) Controller(ctx context.Context) (*storepb.Controller, error) {
 
 // AddModel creates a model; the name must be unused (L-G5).
 func (s *State) AddModel(ctx context.Context, name, owner, cons, cloud, region string) (*storepb.Model, error) {
+	return s.AddModelWithConfig(ctx, name, owner, cons, cloud, region, nil)
+}
+
+// AddModelWithConfig is AddModel with the model's configuration (add-model --config), checked
+// before anything is written.
+func (s *State) AddModelWithConfig(ctx context.Context, name, owner, cons, cloud, region string, config map[string]string) (*storepb.Model, error) {
+	if err := modelconfig.Validate(config); err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+	}
 	if !names.IsValidModel(name) {
 		return nil, apierr.Errorf(apierr.NotValid, "%q is not a valid name: model names may only contain lowercase letters, digits and hyphens", name)
 	}
@@ -122,7 +132,7 @@ func (s *State) AddModel(ctx context.Context, name, owner, cons, cloud, region s
 	}
 	m := &storepb.Model{
 		Uuid: uuid, Name: name, Owner: owner, Life: string(life.Alive), Constraints: canon,
-		Created: s.now().UnixNano(), Cloud: cloud, Region: region,
+		Created: s.now().UnixNano(), Cloud: cloud, Region: region, Config: config,
 	}
 	err = s.run(ctx, fmt.Sprintf("adding model %q", name), func(ctx context.Context, r *reader) (*writes, error) {
 		_, taken, err := r.getRaw(ctx, modelNamePrefix+name)

@@ -609,6 +609,9 @@ type UnitRelation struct {
 	// Members: the counterparts in scope the unit observes (L-R2), while it is in scope itself;
 	// filled by State.UnitRelations only.
 	Members []Member
+	// RemoteAppSettingsRevision: the store revision of the other application's settings in the
+	// relation (0: never written), filled with Members; a change is relation-changed.
+	RemoteAppSettingsRevision int64
 }
 
 // UnitRelations lists the relations of a unit's application, with the unit's membership as

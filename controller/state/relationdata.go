@@ -153,6 +153,7 @@ func (s *State) addMembers(ctx context.Context, uuid string, rev int64, u *store
 					ops = append(ops, clientv3.OpGet(settingsKey(uuid, id, b), clientv3.WithKeysOnly(), clientv3.WithRev(rev)))
 				}
 			}
+			ops = append(ops, clientv3.OpGet(settingsKey(uuid, id, ur.Other.Application), clientv3.WithKeysOnly(), clientv3.WithRev(rev)))
 		} else {
 			ops = append(ops, clientv3.OpGet(scopePrefix(uuid, id), clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithRev(rev)))
 			sp.settings = len(ops)
@@ -188,6 +189,8 @@ func (s *State) addMembers(ctx context.Context, uuid string, rev int64, u *store
 				}
 			}
 		}
+		// The other application's own settings sit beside its units' (no "/" in the name).
+		ur.RemoteAppSettingsRevision = revs[ur.Other.Application]
 		slices.SortFunc(ur.Members, func(a, b Member) int { return names.NaturalCompare(a.Unit, b.Unit) })
 	}
 	return nil

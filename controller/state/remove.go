@@ -217,6 +217,7 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 		w.del(machineUnitKey(uuid, u.MachineId, u.Name))
 	}
 	w.del(unitKey(uuid, u.Name))
+	deleteCharmState(w, uuid, u.Name)
 	app, err := r.application(ctx, uuid, u.Application)
 	if err != nil {
 		return err

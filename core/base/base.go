@@ -127,12 +127,26 @@ type seriesBase struct {
 	series, os, track string
 }
 
-// seriesTable maps the series names still in use to their bases. The
-// older Ubuntu series are known so they convert, but are not supported.
+// seriesTable maps every series name Juju knows to its base, old ones
+// included, so that charms whose metadata still lists them (series:
+// [quantal]) parse.
 var seriesTable = []seriesBase{
+	{"precise", "ubuntu", "12.04"},
+	{"quantal", "ubuntu", "12.10"},
+	{"raring", "ubuntu", "13.04"},
+	{"saucy", "ubuntu", "13.10"},
 	{"trusty", "ubuntu", "14.04"},
+	{"utopic", "ubuntu", "14.10"},
+	{"vivid", "ubuntu", "15.04"},
+	{"wily", "ubuntu", "15.10"},
 	{"xenial", "ubuntu", "16.04"},
+	{"yakkety", "ubuntu", "16.10"},
+	{"zesty", "ubuntu", "17.04"},
+	{"artful", "ubuntu", "17.10"},
 	{"bionic", "ubuntu", "18.04"},
+	{"cosmic", "ubuntu", "18.10"},
+	{"disco", "ubuntu", "19.04"},
+	{"eoan", "ubuntu", "19.10"},
 	{"focal", "ubuntu", "20.04"},
 	{"groovy", "ubuntu", "20.10"},
 	{"hirsute", "ubuntu", "21.04"},
@@ -143,6 +157,9 @@ var seriesTable = []seriesBase{
 	{"mantic", "ubuntu", "23.10"},
 	{"noble", "ubuntu", "24.04"},
 	{"oracular", "ubuntu", "24.10"},
+	{"plucky", "ubuntu", "25.04"},
+	{"questing", "ubuntu", "25.10"},
+	{"resolute", "ubuntu", "26.04"},
 	{"centos7", "centos", "7"},
 	{"centos9", "centos", "9"},
 }
@@ -172,14 +189,16 @@ func (b Base) Series() (string, error) {
 // charm's order says otherwise.
 var DefaultLTS = MakeDefault("ubuntu", "24.04")
 
-// supported lists the workload bases Juju deploys to.
+// supported lists the workload bases Juju 3.6 deploys to on clouds. They
+// are what completion offers and what deploy prefers among a charm's bases.
 var supported = []Base{
 	MakeDefault("ubuntu", "20.04"),
 	MakeDefault("ubuntu", "22.04"),
 	MakeDefault("ubuntu", "24.04"),
 }
 
-// IsSupported reports whether Juju deploys workloads on b.
+// IsSupported reports whether Juju 3.6 deploys workloads on b on a cloud.
+// The local provider runs more: see LocalProviderRuns.
 func IsSupported(b Base) bool {
 	return slices.ContainsFunc(supported, b.IsCompatible)
 }
@@ -187,6 +206,40 @@ func IsSupported(b Base) bool {
 // SupportedString lists the supported bases for messages.
 func SupportedString() string {
 	return displayList(supported)
+}
+
+// LocalProviderRuns reports whether the local provider can run a machine
+// of base b: any Ubuntu release in the series table. A local machine is a
+// directory and an agent on this host, so its base only labels it (hooks
+// run on the host's own OS); refusing old Ubuntu releases would only stop
+// old charms that run fine. Other OSes (centos) are refused: charms for
+// them expect tools (yum, ...) an Ubuntu host lacks.
+func LocalProviderRuns(b Base) bool {
+	if b.OS != "ubuntu" {
+		return false
+	}
+	for _, e := range seriesTable {
+		if e.os == b.OS && e.track == b.Channel.Track {
+			return true
+		}
+	}
+	return false
+}
+
+// LocalProviderString says which bases the local provider runs, for
+// messages.
+func LocalProviderString() string {
+	var first, last string
+	for _, e := range seriesTable {
+		if e.os != "ubuntu" {
+			continue
+		}
+		if first == "" {
+			first = e.os + "@" + e.track
+		}
+		last = e.os + "@" + e.track
+	}
+	return "the local provider runs any Ubuntu release from " + first + " to " + last
 }
 
 // displayList joins the bases' display strings, skipping repeats (a
@@ -202,9 +255,12 @@ func displayList(bases []Base) string {
 }
 
 // Select picks the base to deploy a charm on, first match wins: the
-// requested base, the model's default base, DefaultLTS if the charm
-// lists it, the charm's first supported base. A requested or model base
-// must be supported by Juju and, unless force is set, by the charm.
+// requested base, the model's default base, DefaultLTS if the charm lists
+// it, the charm's first base Juju supports (IsSupported), the charm's first
+// base the local provider runs (an old charm listing only series:
+// [quantal] deploys on ubuntu@12.10). A requested or model base must be
+// one the local provider runs and, unless force is set, one the charm
+// lists.
 func Select(requested, modelDefault Base, charmBases []Base, force bool) (Base, error) {
 	if len(charmBases) == 0 {
 		return Base{}, errors.New("charm does not define any bases, not valid")
@@ -214,8 +270,8 @@ func Select(requested, modelDefault Base, charmBases []Base, force bool) (Base, 
 			continue
 		}
 		b = b.normalized()
-		if !IsSupported(b) {
-			return Base{}, fmt.Errorf("base: %s not supported", b)
+		if !LocalProviderRuns(b) {
+			return Base{}, fmt.Errorf("base: %s not supported: %s", b, LocalProviderString())
 		}
 		if !force && !slices.ContainsFunc(charmBases, b.IsCompatible) {
 			return Base{}, fmt.Errorf("base %q is not supported, supported bases are: %s", b.DisplayString(), displayList(charmBases))
@@ -225,10 +281,12 @@ func Select(requested, modelDefault Base, charmBases []Base, force bool) (Base, 
 	if slices.ContainsFunc(charmBases, DefaultLTS.IsCompatible) {
 		return DefaultLTS, nil
 	}
-	for _, b := range charmBases {
-		if IsSupported(b) {
-			return b.normalized(), nil
+	for _, runs := range []func(Base) bool{IsSupported, LocalProviderRuns} {
+		for _, b := range charmBases {
+			if runs(b) {
+				return b.normalized(), nil
+			}
 		}
 	}
-	return Base{}, fmt.Errorf("the charm defined bases %q not supported", displayList(charmBases))
+	return Base{}, fmt.Errorf("the charm defined bases %q not supported: %s", displayList(charmBases), LocalProviderString())
 }

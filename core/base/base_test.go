@@ -118,6 +118,24 @@ func TestSeries(t *testing.T) {
 		{"noble", "ubuntu@24.04"},
 		{"oracular", "ubuntu@24.10"},
 		{"bionic", "ubuntu@18.04"},
+		{"precise", "ubuntu@12.04"},
+		{"quantal", "ubuntu@12.10"},
+		{"raring", "ubuntu@13.04"},
+		{"saucy", "ubuntu@13.10"},
+		{"trusty", "ubuntu@14.04"},
+		{"utopic", "ubuntu@14.10"},
+		{"vivid", "ubuntu@15.04"},
+		{"wily", "ubuntu@15.10"},
+		{"xenial", "ubuntu@16.04"},
+		{"yakkety", "ubuntu@16.10"},
+		{"zesty", "ubuntu@17.04"},
+		{"artful", "ubuntu@17.10"},
+		{"cosmic", "ubuntu@18.10"},
+		{"disco", "ubuntu@19.04"},
+		{"eoan", "ubuntu@19.10"},
+		{"plucky", "ubuntu@25.04"},
+		{"questing", "ubuntu@25.10"},
+		{"resolute", "ubuntu@26.04"},
 		{"centos7", "centos@7"},
 		{"centos9", "centos@9"},
 	}
@@ -186,10 +204,11 @@ func TestSelect(t *testing.T) {
 		{name: "charm list deduplicated", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04", "ubuntu@22.04/stable", "ubuntu@18.04"},
 			err: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04, ubuntu@18.04`},
 		{name: "force accepts requested", requested: "ubuntu@20.04", charm: []string{"ubuntu@22.04"}, force: true, want: "ubuntu@20.04/stable"},
-		{name: "requested not supported by juju", requested: "ubuntu@18.04", charm: []string{"ubuntu@18.04"},
-			err: `base: ubuntu@18.04/stable not supported`},
-		{name: "force does not help unsupported", requested: "ubuntu@18.04", charm: []string{"ubuntu@22.04"}, force: true,
-			err: `base: ubuntu@18.04/stable not supported`},
+		{name: "old ubuntu requested", requested: "ubuntu@18.04", charm: []string{"ubuntu@18.04"}, want: "ubuntu@18.04/stable"},
+		{name: "requested not run locally", requested: "centos@7", charm: []string{"centos@7"},
+			err: `base: centos@7/stable not supported: the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04`},
+		{name: "force does not help unsupported", requested: "ubuntu@99.04", charm: []string{"ubuntu@22.04"}, force: true,
+			err: `base: ubuntu@99.04/stable not supported: the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04`},
 		{name: "model default", model: "ubuntu@22.04", charm: []string{"ubuntu@24.04", "ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
 		{name: "model default not in charm", model: "ubuntu@20.04", charm: []string{"ubuntu@22.04"},
 			err: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04`},
@@ -199,8 +218,12 @@ func TestSelect(t *testing.T) {
 		{name: "charm base without risk normalised", charm: []string{"ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
 		{name: "no charm bases", charm: nil, err: `charm does not define any bases, not valid`},
 		{name: "no charm bases with request", requested: "ubuntu@22.04", charm: nil, err: `charm does not define any bases, not valid`},
-		{name: "no supported charm base", charm: []string{"ubuntu@18.04"}, err: `the charm defined bases "ubuntu@18.04" not supported`},
-		{name: "no supported charm bases", charm: []string{"ubuntu@18.04", "centos@7"}, err: `the charm defined bases "ubuntu@18.04, centos@7" not supported`},
+		{name: "old series charm runs locally", charm: []string{"ubuntu@12.10"}, want: "ubuntu@12.10/stable"},
+		{name: "juju-supported preferred over old", charm: []string{"ubuntu@18.04", "ubuntu@22.04"}, want: "ubuntu@22.04/stable"},
+		{name: "newest non-LTS", charm: []string{"ubuntu@26.04"}, want: "ubuntu@26.04/stable"},
+		{name: "old before other os", charm: []string{"centos@7", "ubuntu@18.04"}, want: "ubuntu@18.04/stable"},
+		{name: "no base run locally", charm: []string{"centos@7", "centos@9"}, err: `the charm defined bases "centos@7, centos@9" not supported: the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04`},
+		{name: "unknown ubuntu", charm: []string{"ubuntu@99.04"}, err: `the charm defined bases "ubuntu@99.04" not supported: the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,5 +260,30 @@ func TestSelectNormalisesUnparsedBases(t *testing.T) {
 	got, err := Select(Base{OS: "ubuntu", Channel: Channel{Track: "22.04"}}, Base{}, charm, false)
 	if err != nil || got.String() != "ubuntu@22.04/stable" {
 		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+func TestLocalProviderRuns(t *testing.T) {
+	tests := []struct {
+		base string
+		ok   bool
+	}{
+		{"ubuntu@12.04", true},
+		{"ubuntu@12.10", true},
+		{"ubuntu@18.04", true},
+		{"ubuntu@24.04/edge", true},
+		{"ubuntu@26.04", true},
+		{"ubuntu@11.10", false},
+		{"ubuntu@26.10", false},
+		{"centos@7", false},
+		{"debian@12", false},
+	}
+	for _, tt := range tests {
+		if got := LocalProviderRuns(mustParse(t, tt.base)); got != tt.ok {
+			t.Errorf("LocalProviderRuns(%q) = %v", tt.base, got)
+		}
+	}
+	if got := LocalProviderString(); got != "the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04" {
+		t.Errorf("LocalProviderString() = %q", got)
 	}
 }

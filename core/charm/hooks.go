@@ -18,8 +18,37 @@ var UnitHooks = []string{
 	"remove", "upgrade-charm", "update-status",
 }
 
-// relationHookSuffixes are the relation hooks of each endpoint, <endpoint>-relation-<suffix>.
-var relationHookSuffixes = []string{"joined", "changed", "departed", "broken"}
+// relationHookSuffixes are the relation hooks of each endpoint, <endpoint>-relation-<suffix>,
+// in the order the agent runs them over a relation's life.
+var relationHookSuffixes = []string{"created", "joined", "changed", "departed", "broken"}
+
+// otherJujuHooks are the rest of Juju 3.6's hook names: this agent never runs them (no
+// series upgrades, metrics, secrets or leader-deposed here), but a charm that has them is
+// fine, so CheckHooks neither warns about them nor checks them.
+var otherJujuHooks = []string{
+	"leader-deposed", "collect-metrics", "meter-status-changed", "pre-series-upgrade",
+	"post-series-upgrade", "secret-changed", "secret-expired", "secret-remove", "secret-rotate",
+}
+
+// otherJujuHookSuffixes are per-storage and per-container hooks (<name>-storage-attached,
+// <container>-pebble-ready, ...), named after storage and containers this Meta does not keep.
+var otherJujuHookSuffixes = []string{
+	"-storage-attached", "-storage-detaching", "-pebble-ready", "-pebble-custom-notice",
+	"-pebble-check-failed", "-pebble-check-recovered",
+}
+
+// isOtherJujuHook reports whether Juju knows the hook name although this agent never runs it.
+func isOtherJujuHook(name string) bool {
+	if slices.Contains(otherJujuHooks, name) {
+		return true
+	}
+	for _, s := range otherJujuHookSuffixes {
+		if strings.HasSuffix(name, s) && len(name) > len(s) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsKnownHook reports whether the unit agent ever runs a hook of this name for a charm with
 // meta's endpoints (juju-info included).
@@ -44,7 +73,9 @@ func IsKnownHook(name string, meta *Meta) bool {
 // failure on every unit. A hook the agent runs must be a regular file, or a symbolic link to
 // one inside the charm directory, executable, and start with an interpreter line ("#!") or be
 // an ELF binary. Files whose names the agent never runs (helper scripts, typos) are warnings.
-// Directories (helper libraries) and dot files are left alone.
+// Directories (helper libraries), dot files and hooks Juju knows but this agent never runs
+// (pre-series-upgrade, secret-changed, ...) are left alone. In a dispatch charm hooks/<name>
+// are usually symbolic links to ../dispatch: they pass when dispatch itself would.
 func CheckHooks(dir string, meta *Meta) (warnings []string, err error) {
 	hooksDir := filepath.Join(dir, "hooks")
 	info, err := os.Lstat(hooksDir)
@@ -75,6 +106,9 @@ func CheckHooks(dir string, meta *Meta) (warnings []string, err error) {
 			continue
 		}
 		if !IsKnownHook(name, meta) {
+			if isOtherJujuHook(name) {
+				continue
+			}
 			// A link to a directory is a helper library too.
 			if st, err := os.Stat(filepath.Join(hooksDir, name)); err == nil && st.IsDir() {
 				continue

@@ -53,7 +53,24 @@ type Meta struct {
 	Requires    map[string]Relation
 	Peers       map[string]Relation
 	Bases       []base.Base
+	// Resources are kept so a charm declaring them deploys; the local
+	// provider does not serve resources yet.
+	Resources map[string]Resource
 }
+
+// Resource is one resource a charm declares.
+type Resource struct {
+	Name        string
+	Type        string // "file" or "oci-image"
+	Filename    string // where a file resource is put, for "file"
+	Description string
+}
+
+// Resource types Juju knows.
+const (
+	ResourceFile     = "file"
+	ResourceOCIImage = "oci-image"
+)
 
 // JujuInfo is the endpoint and interface every charm provides implicitly.
 const JujuInfo = "juju-info"
@@ -69,6 +86,13 @@ type rawMeta struct {
 	Peers       map[string]rawRelation `yaml:"peers"`
 	Series      stringList             `yaml:"series"`
 	Bases       []rawBase              `yaml:"bases"`
+	Resources   map[string]rawResource `yaml:"resources"`
+}
+
+type rawResource struct {
+	Type        string `yaml:"type"`
+	Filename    string `yaml:"filename"`
+	Description string `yaml:"description"`
 }
 
 // rawRelation accepts both the shorthand "name: interface" and the map
@@ -174,6 +198,16 @@ func parseMeta(data []byte) (*Meta, []string, error) {
 	}
 	if m.Peers, err = relations(raw.Name, raw.Peers, RolePeer, 1); err != nil {
 		return nil, nil, err
+	}
+	for name, r := range raw.Resources {
+		if m.Resources == nil {
+			m.Resources = map[string]Resource{}
+		}
+		typ := r.Type
+		if typ == "" {
+			typ = ResourceFile // Juju's default
+		}
+		m.Resources[name] = Resource{Name: name, Type: typ, Filename: r.Filename, Description: r.Description}
 	}
 	return m, raw.Series, nil
 }
@@ -290,6 +324,18 @@ func (m *Meta) Check() error {
 			if section.role == RoleRequirer && rel.Scope == ScopeContainer {
 				hasContainerRequires = true
 			}
+		}
+	}
+	for _, name := range sortedNames(m.Resources) {
+		r := m.Resources[name]
+		switch r.Type {
+		case ResourceFile:
+			if r.Filename == "" {
+				return fmt.Errorf("charm %q resource %q has no filename", m.Name, name)
+			}
+		case ResourceOCIImage:
+		default:
+			return fmt.Errorf("charm %q resource %q has unknown type %q", m.Name, name, r.Type)
 		}
 	}
 	if m.Subordinate && !hasContainerRequires {

@@ -176,8 +176,11 @@ type AgentUnit struct {
 	Resolved      string   `protobuf:"bytes,12,opt,name=resolved,proto3" json:"resolved,omitempty"`
 	OpenPorts     []string `protobuf:"bytes,13,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
 	PublicAddress string   `protobuf:"bytes,14,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The address of the unit's machine (each machine of the local provider has its own
+	// loopback address): the unit's private address, bind and ingress address.
+	MachineAddress string `protobuf:"bytes,15,opt,name=machine_address,json=machineAddress,proto3" json:"machine_address,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *AgentUnit) Reset() {
@@ -304,6 +307,13 @@ func (x *AgentUnit) GetOpenPorts() []string {
 func (x *AgentUnit) GetPublicAddress() string {
 	if x != nil {
 		return x.PublicAddress
+	}
+	return ""
+}
+
+func (x *AgentUnit) GetMachineAddress() string {
+	if x != nil {
+		return x.MachineAddress
 	}
 	return ""
 }
@@ -736,7 +746,12 @@ type AgentApplication struct {
 	// Store revision of the last leader settings change (leader-settings-changed).
 	LeaderSettingsRevision int64 `protobuf:"varint,5,opt,name=leader_settings_revision,json=leaderSettingsRevision,proto3" json:"leader_settings_revision,omitempty"`
 	// The unit holding the application's leadership lease, "" when nobody does.
-	Leader        string `protobuf:"bytes,6,opt,name=leader,proto3" json:"leader,omitempty"`
+	Leader string `protobuf:"bytes,6,opt,name=leader,proto3" json:"leader,omitempty"`
+	// The model's name (JUJU_MODEL_NAME) and its update-status-hook-interval.
+	ModelName                   string `protobuf:"bytes,7,opt,name=model_name,json=modelName,proto3" json:"model_name,omitempty"`
+	UpdateStatusIntervalSeconds int64  `protobuf:"varint,8,opt,name=update_status_interval_seconds,json=updateStatusIntervalSeconds,proto3" json:"update_status_interval_seconds,omitempty"`
+	// The charm the application runs (upgrade-charm when it changes).
+	CharmUrl      string `protobuf:"bytes,9,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -813,6 +828,27 @@ func (x *AgentApplication) GetLeader() string {
 	return ""
 }
 
+func (x *AgentApplication) GetModelName() string {
+	if x != nil {
+		return x.ModelName
+	}
+	return ""
+}
+
+func (x *AgentApplication) GetUpdateStatusIntervalSeconds() int64 {
+	if x != nil {
+		return x.UpdateStatusIntervalSeconds
+	}
+	return 0
+}
+
+func (x *AgentApplication) GetCharmUrl() string {
+	if x != nil {
+		return x.CharmUrl
+	}
+	return ""
+}
+
 type AgentRelation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -831,9 +867,12 @@ type AgentRelation struct {
 	// The counterparts in the relation's scope that this unit observes (L-R2: providers observe
 	// requirers, requirers providers, peers each other; container scope: only those beside the
 	// unit), with the store revision of their settings. Filled while the unit is in scope.
-	Members       []*RelationMember `protobuf:"bytes,11,rep,name=members,proto3" json:"members,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Members []*RelationMember `protobuf:"bytes,11,rep,name=members,proto3" json:"members,omitempty"`
+	// Store revision of the remote application's relation settings (0: never written); a change
+	// runs relation-changed with no remote unit. Filled with members.
+	RemoteAppSettingsRevision int64 `protobuf:"varint,12,opt,name=remote_app_settings_revision,json=remoteAppSettingsRevision,proto3" json:"remote_app_settings_revision,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *AgentRelation) Reset() {
@@ -943,6 +982,13 @@ func (x *AgentRelation) GetMembers() []*RelationMember {
 	return nil
 }
 
+func (x *AgentRelation) GetRemoteAppSettingsRevision() int64 {
+	if x != nil {
+		return x.RemoteAppSettingsRevision
+	}
+	return 0
+}
+
 type RelationMember struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Unit  string                 `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
@@ -1003,7 +1049,10 @@ type RelationSettingsRequest struct {
 	Unit       string `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
 	RelationId int64  `protobuf:"varint,3,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
 	// The unit whose settings to read (the caller itself when empty).
-	OfUnit        string `protobuf:"bytes,4,opt,name=of_unit,json=ofUnit,proto3" json:"of_unit,omitempty"`
+	OfUnit string `protobuf:"bytes,4,opt,name=of_unit,json=ofUnit,proto3" json:"of_unit,omitempty"`
+	// Read an application's settings instead (relation-get --app): the remote application's,
+	// or the caller's own when it leads.
+	OfApplication string `protobuf:"bytes,5,opt,name=of_application,json=ofApplication,proto3" json:"of_application,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1066,6 +1115,13 @@ func (x *RelationSettingsRequest) GetOfUnit() string {
 	return ""
 }
 
+func (x *RelationSettingsRequest) GetOfApplication() string {
+	if x != nil {
+		return x.OfApplication
+	}
+	return ""
+}
+
 type RelationSettingsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Settings      map[string]string      `protobuf:"bytes,1,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -1116,7 +1172,9 @@ type SetRelationSettingsRequest struct {
 	Unit       string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
 	RelationId int64                  `protobuf:"varint,3,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
 	// Values to merge; an empty value deletes the key.
-	Settings      map[string]string `protobuf:"bytes,4,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Settings map[string]string `protobuf:"bytes,4,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Write the caller's application settings (relation-set --app); only the leader may.
+	Application   bool `protobuf:"varint,5,opt,name=application,proto3" json:"application,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1177,6 +1235,13 @@ func (x *SetRelationSettingsRequest) GetSettings() map[string]string {
 		return x.Settings
 	}
 	return nil
+}
+
+func (x *SetRelationSettingsRequest) GetApplication() bool {
+	if x != nil {
+		return x.Application
+	}
+	return false
 }
 
 type SetRelationSettingsResponse struct {
@@ -1942,6 +2007,315 @@ func (x *LifeResponse) GetLife() string {
 	return ""
 }
 
+type ApplicationStatusResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Application *StatusInfo            `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
+	// The workload status of each unit, by name.
+	Units         map[string]*StatusInfo `protobuf:"bytes,2,rep,name=units,proto3" json:"units,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplicationStatusResponse) Reset() {
+	*x = ApplicationStatusResponse{}
+	mi := &file_agent_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplicationStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplicationStatusResponse) ProtoMessage() {}
+
+func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplicationStatusResponse.ProtoReflect.Descriptor instead.
+func (*ApplicationStatusResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ApplicationStatusResponse) GetApplication() *StatusInfo {
+	if x != nil {
+		return x.Application
+	}
+	return nil
+}
+
+func (x *ApplicationStatusResponse) GetUnits() map[string]*StatusInfo {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+type CharmStateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	State         map[string]string      `protobuf:"bytes,1,rep,name=state,proto3" json:"state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CharmStateResponse) Reset() {
+	*x = CharmStateResponse{}
+	mi := &file_agent_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CharmStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CharmStateResponse) ProtoMessage() {}
+
+func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CharmStateResponse.ProtoReflect.Descriptor instead.
+func (*CharmStateResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *CharmStateResponse) GetState() map[string]string {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+type SetCharmStateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	// Values to merge; an empty value deletes the key.
+	State         map[string]string `protobuf:"bytes,3,rep,name=state,proto3" json:"state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCharmStateRequest) Reset() {
+	*x = SetCharmStateRequest{}
+	mi := &file_agent_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCharmStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCharmStateRequest) ProtoMessage() {}
+
+func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCharmStateRequest.ProtoReflect.Descriptor instead.
+func (*SetCharmStateRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *SetCharmStateRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetCharmStateRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetCharmStateRequest) GetState() map[string]string {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// GoalStateResponse: the unit's application's units and, per endpoint, the applications and
+// units related through it, each with its goal status ("active", "dying", "joined", ...).
+type GoalStateResponse struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Units         map[string]*GoalStatus   `protobuf:"bytes,1,rep,name=units,proto3" json:"units,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Relations     map[string]*GoalRelation `protobuf:"bytes,2,rep,name=relations,proto3" json:"relations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoalStateResponse) Reset() {
+	*x = GoalStateResponse{}
+	mi := &file_agent_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoalStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoalStateResponse) ProtoMessage() {}
+
+func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoalStateResponse.ProtoReflect.Descriptor instead.
+func (*GoalStateResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *GoalStateResponse) GetUnits() map[string]*GoalStatus {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+func (x *GoalStateResponse) GetRelations() map[string]*GoalRelation {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
+type GoalRelation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Remote applications and units by name.
+	Members       map[string]*GoalStatus `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoalRelation) Reset() {
+	*x = GoalRelation{}
+	mi := &file_agent_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoalRelation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoalRelation) ProtoMessage() {}
+
+func (x *GoalRelation) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoalRelation.ProtoReflect.Descriptor instead.
+func (*GoalRelation) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GoalRelation) GetMembers() map[string]*GoalStatus {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+type GoalStatus struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Since         int64                  `protobuf:"varint,2,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoalStatus) Reset() {
+	*x = GoalStatus{}
+	mi := &file_agent_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoalStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoalStatus) ProtoMessage() {}
+
+func (x *GoalStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoalStatus.ProtoReflect.Descriptor instead.
+func (*GoalStatus) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *GoalStatus) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GoalStatus) GetSince() int64 {
+	if x != nil {
+		return x.Since
+	}
+	return 0
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
@@ -1957,7 +2331,7 @@ const file_agent_proto_rawDesc = "" +
 	"instanceId\x12!\n" +
 	"\x04base\x18\x04 \x01(\v2\r.juju.v1.BaseR\x04base\x12\x12\n" +
 	"\x04jobs\x18\x05 \x03(\tR\x04jobs\x12 \n" +
-	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xda\x03\n" +
+	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\x83\x04\n" +
 	"\tAgentUnit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1974,7 +2348,8 @@ const file_agent_proto_rawDesc = "" +
 	"\bresolved\x18\f \x01(\tR\bresolved\x12\x1d\n" +
 	"\n" +
 	"open_ports\x18\r \x03(\tR\topenPorts\x12%\n" +
-	"\x0epublic_address\x18\x0e \x01(\tR\rpublicAddress\"6\n" +
+	"\x0epublic_address\x18\x0e \x01(\tR\rpublicAddress\x12'\n" +
+	"\x0fmachine_address\x18\x0f \x01(\tR\x0emachineAddress\"6\n" +
 	"\n" +
 	"AgentUnits\x12(\n" +
 	"\x05units\x18\x01 \x03(\v2\x12.juju.v1.AgentUnitR\x05units\"e\n" +
@@ -1999,7 +2374,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xcf\x01\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xd0\x02\n" +
 	"\x10AgentApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
@@ -2007,7 +2382,11 @@ const file_agent_proto_rawDesc = "" +
 	"\vconfig_json\x18\x04 \x01(\tR\n" +
 	"configJson\x128\n" +
 	"\x18leader_settings_revision\x18\x05 \x01(\x03R\x16leaderSettingsRevision\x12\x16\n" +
-	"\x06leader\x18\x06 \x01(\tR\x06leader\"\xe4\x02\n" +
+	"\x06leader\x18\x06 \x01(\tR\x06leader\x12\x1d\n" +
+	"\n" +
+	"model_name\x18\a \x01(\tR\tmodelName\x12C\n" +
+	"\x1eupdate_status_interval_seconds\x18\b \x01(\x03R\x1bupdateStatusIntervalSeconds\x12\x1b\n" +
+	"\tcharm_url\x18\t \x01(\tR\bcharmUrl\"\xa5\x03\n" +
 	"\rAgentRelation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -2021,27 +2400,30 @@ const file_agent_proto_rawDesc = "" +
 	"shouldJoin\x12\x1c\n" +
 	"\tinterface\x18\n" +
 	" \x01(\tR\tinterface\x121\n" +
-	"\amembers\x18\v \x03(\v2\x17.juju.v1.RelationMemberR\amembers\"Q\n" +
+	"\amembers\x18\v \x03(\v2\x17.juju.v1.RelationMemberR\amembers\x12?\n" +
+	"\x1cremote_app_settings_revision\x18\f \x01(\x03R\x19remoteAppSettingsRevision\"Q\n" +
 	"\x0eRelationMember\x12\x12\n" +
 	"\x04unit\x18\x01 \x01(\tR\x04unit\x12+\n" +
-	"\x11settings_revision\x18\x02 \x01(\x03R\x10settingsRevision\"}\n" +
+	"\x11settings_revision\x18\x02 \x01(\x03R\x10settingsRevision\"\xa4\x01\n" +
 	"\x17RelationSettingsRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
 	"\vrelation_id\x18\x03 \x01(\x03R\n" +
 	"relationId\x12\x17\n" +
-	"\aof_unit\x18\x04 \x01(\tR\x06ofUnit\"\xa4\x01\n" +
+	"\aof_unit\x18\x04 \x01(\tR\x06ofUnit\x12%\n" +
+	"\x0eof_application\x18\x05 \x01(\tR\rofApplication\"\xa4\x01\n" +
 	"\x18RelationSettingsResponse\x12K\n" +
 	"\bsettings\x18\x01 \x03(\v2/.juju.v1.RelationSettingsResponse.SettingsEntryR\bsettings\x1a;\n" +
 	"\rSettingsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf3\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x95\x02\n" +
 	"\x1aSetRelationSettingsRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
 	"\vrelation_id\x18\x03 \x01(\x03R\n" +
 	"relationId\x12M\n" +
-	"\bsettings\x18\x04 \x03(\v21.juju.v1.SetRelationSettingsRequest.SettingsEntryR\bsettings\x1a;\n" +
+	"\bsettings\x18\x04 \x03(\v21.juju.v1.SetRelationSettingsRequest.SettingsEntryR\bsettings\x12 \n" +
+	"\vapplication\x18\x05 \x01(\bR\vapplication\x1a;\n" +
 	"\rSettingsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +
@@ -2102,7 +2484,47 @@ const file_agent_proto_rawDesc = "" +
 	"\vsubordinate\x18\x01 \x01(\tR\vsubordinate\x12\x19\n" +
 	"\bin_scope\x18\x02 \x01(\bR\ainScope\"\"\n" +
 	"\fLifeResponse\x12\x12\n" +
-	"\x04life\x18\x01 \x01(\tR\x04life2\xcb\r\n" +
+	"\x04life\x18\x01 \x01(\tR\x04life\"\xe6\x01\n" +
+	"\x19ApplicationStatusResponse\x125\n" +
+	"\vapplication\x18\x01 \x01(\v2\x13.juju.v1.StatusInfoR\vapplication\x12C\n" +
+	"\x05units\x18\x02 \x03(\v2-.juju.v1.ApplicationStatusResponse.UnitsEntryR\x05units\x1aM\n" +
+	"\n" +
+	"UnitsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12)\n" +
+	"\x05value\x18\x02 \x01(\v2\x13.juju.v1.StatusInfoR\x05value:\x028\x01\"\x8c\x01\n" +
+	"\x12CharmStateResponse\x12<\n" +
+	"\x05state\x18\x01 \x03(\v2&.juju.v1.CharmStateResponse.StateEntryR\x05state\x1a8\n" +
+	"\n" +
+	"StateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xba\x01\n" +
+	"\x14SetCharmStateRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12>\n" +
+	"\x05state\x18\x03 \x03(\v2(.juju.v1.SetCharmStateRequest.StateEntryR\x05state\x1a8\n" +
+	"\n" +
+	"StateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xbd\x02\n" +
+	"\x11GoalStateResponse\x12;\n" +
+	"\x05units\x18\x01 \x03(\v2%.juju.v1.GoalStateResponse.UnitsEntryR\x05units\x12G\n" +
+	"\trelations\x18\x02 \x03(\v2).juju.v1.GoalStateResponse.RelationsEntryR\trelations\x1aM\n" +
+	"\n" +
+	"UnitsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12)\n" +
+	"\x05value\x18\x02 \x01(\v2\x13.juju.v1.GoalStatusR\x05value:\x028\x01\x1aS\n" +
+	"\x0eRelationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.juju.v1.GoalRelationR\x05value:\x028\x01\"\x9d\x01\n" +
+	"\fGoalRelation\x12<\n" +
+	"\amembers\x18\x01 \x03(\v2\".juju.v1.GoalRelation.MembersEntryR\amembers\x1aO\n" +
+	"\fMembersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12)\n" +
+	"\x05value\x18\x02 \x01(\v2\x13.juju.v1.GoalStatusR\x05value:\x028\x01\":\n" +
+	"\n" +
+	"GoalStatus\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x14\n" +
+	"\x05since\x18\x02 \x01(\x03R\x05since2\xe6\x0f\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -2131,7 +2553,12 @@ const file_agent_proto_rawDesc = "" +
 	"\fSetUnitPorts\x12\x1c.juju.v1.SetUnitPortsRequest\x1a\x1d.juju.v1.SetUnitPortsResponse\x12Z\n" +
 	"\x15SetApplicationVersion\x12%.juju.v1.SetApplicationVersionRequest\x1a\x1a.juju.v1.SetStatusResponse\x12M\n" +
 	"\x14SetApplicationStatus\x12\x19.juju.v1.SetStatusRequest\x1a\x1a.juju.v1.SetStatusResponse\x12A\n" +
-	"\rClearResolved\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\rClearResolved\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.SetStatusResponse\x12M\n" +
+	"\x11ApplicationStatus\x12\x14.juju.v1.AgentEntity\x1a\".juju.v1.ApplicationStatusResponse\x12?\n" +
+	"\n" +
+	"CharmState\x12\x14.juju.v1.AgentEntity\x1a\x1b.juju.v1.CharmStateResponse\x12J\n" +
+	"\rSetCharmState\x12\x1d.juju.v1.SetCharmStateRequest\x1a\x1a.juju.v1.SetStatusResponse\x12=\n" +
+	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -2145,7 +2572,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_agent_proto_goTypes = []any{
 	(*AgentEntity)(nil),                  // 0: juju.v1.AgentEntity
 	(*AgentMachine)(nil),                 // 1: juju.v1.AgentMachine
@@ -2178,82 +2605,113 @@ var file_agent_proto_goTypes = []any{
 	(*ScopeRequest)(nil),                 // 28: juju.v1.ScopeRequest
 	(*ScopeResponse)(nil),                // 29: juju.v1.ScopeResponse
 	(*LifeResponse)(nil),                 // 30: juju.v1.LifeResponse
-	nil,                                  // 31: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 32: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 33: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 34: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 35: juju.v1.ScopeRequest.SettingsEntry
-	(*Base)(nil),                         // 36: juju.v1.Base
-	(*StatusInfo)(nil),                   // 37: juju.v1.StatusInfo
+	(*ApplicationStatusResponse)(nil),    // 31: juju.v1.ApplicationStatusResponse
+	(*CharmStateResponse)(nil),           // 32: juju.v1.CharmStateResponse
+	(*SetCharmStateRequest)(nil),         // 33: juju.v1.SetCharmStateRequest
+	(*GoalStateResponse)(nil),            // 34: juju.v1.GoalStateResponse
+	(*GoalRelation)(nil),                 // 35: juju.v1.GoalRelation
+	(*GoalStatus)(nil),                   // 36: juju.v1.GoalStatus
+	nil,                                  // 37: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 38: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 39: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 40: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 41: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 42: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 43: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 44: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 45: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 46: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 47: juju.v1.GoalRelation.MembersEntry
+	(*Base)(nil),                         // 48: juju.v1.Base
+	(*StatusInfo)(nil),                   // 49: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	36, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	37, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	37, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	48, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	49, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	49, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	2,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	37, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	37, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	37, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	49, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	49, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	49, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
 	13, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	31, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	32, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	33, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	34, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	37, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	38, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	39, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	40, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
 	12, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	35, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	0,  // 14: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	4,  // 15: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 16: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	0,  // 17: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	6,  // 18: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	8,  // 19: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	9,  // 20: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	0,  // 21: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	26, // 22: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	28, // 23: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	28, // 24: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	0,  // 25: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	0,  // 26: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	0,  // 27: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	0,  // 28: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	14, // 29: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	16, // 30: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	18, // 31: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	0,  // 32: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	21, // 33: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	23, // 34: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	25, // 35: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	4,  // 36: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 37: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	1,  // 38: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	5,  // 39: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	3,  // 40: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	2,  // 41: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	7,  // 42: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	5,  // 43: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 44: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	11, // 45: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	27, // 46: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	29, // 47: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	29, // 48: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	30, // 49: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	30, // 50: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	30, // 51: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	30, // 52: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	15, // 53: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	17, // 54: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	19, // 55: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	20, // 56: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	22, // 57: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	24, // 58: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	5,  // 59: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	5,  // 60: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	5,  // 61: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	38, // [38:62] is the sub-list for method output_type
-	14, // [14:38] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	41, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	49, // 14: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	42, // 15: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	43, // 16: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	44, // 17: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	45, // 18: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	46, // 19: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	47, // 20: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	49, // 21: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	36, // 22: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	35, // 23: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	36, // 24: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	0,  // 25: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	4,  // 26: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	0,  // 27: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	0,  // 28: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	6,  // 29: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	8,  // 30: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	9,  // 31: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	0,  // 32: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	26, // 33: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	28, // 34: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	28, // 35: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	0,  // 36: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	0,  // 37: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	0,  // 38: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	0,  // 39: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	14, // 40: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	16, // 41: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	18, // 42: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	0,  // 43: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	21, // 44: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	23, // 45: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	25, // 46: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	4,  // 47: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	0,  // 48: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	0,  // 49: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	0,  // 50: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	33, // 51: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	0,  // 52: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	1,  // 53: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	5,  // 54: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	3,  // 55: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	2,  // 56: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	7,  // 57: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	5,  // 58: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 59: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	11, // 60: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	27, // 61: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	29, // 62: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	29, // 63: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	30, // 64: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	30, // 65: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	30, // 66: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	30, // 67: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	15, // 68: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	17, // 69: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	19, // 70: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	20, // 71: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	22, // 72: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	24, // 73: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	5,  // 74: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	5,  // 75: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	5,  // 76: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	31, // 77: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	32, // 78: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	5,  // 79: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	34, // 80: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	53, // [53:81] is the sub-list for method output_type
+	25, // [25:53] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -2268,7 +2726,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -43,6 +43,10 @@ const (
 	AgentService_SetApplicationVersion_FullMethodName = "/juju.v1.AgentService/SetApplicationVersion"
 	AgentService_SetApplicationStatus_FullMethodName  = "/juju.v1.AgentService/SetApplicationStatus"
 	AgentService_ClearResolved_FullMethodName         = "/juju.v1.AgentService/ClearResolved"
+	AgentService_ApplicationStatus_FullMethodName     = "/juju.v1.AgentService/ApplicationStatus"
+	AgentService_CharmState_FullMethodName            = "/juju.v1.AgentService/CharmState"
+	AgentService_SetCharmState_FullMethodName         = "/juju.v1.AgentService/SetCharmState"
+	AgentService_GoalState_FullMethodName             = "/juju.v1.AgentService/GoalState"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -106,6 +110,16 @@ type AgentServiceClient interface {
 	SetApplicationStatus(ctx context.Context, in *SetStatusRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 	// ClearResolved: the agent acted on `juju resolved` (retried or skipped the failed hook).
 	ClearResolved(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// ApplicationStatus reads the application's status and its units' (status-get
+	// --application); only the leader may.
+	ApplicationStatus(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*ApplicationStatusResponse, error)
+	// CharmState reads the state the charm keeps in the controller (state-get).
+	CharmState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*CharmStateResponse, error)
+	// SetCharmState merges into the charm's state (state-set, state-delete); an empty value
+	// deletes the key.
+	SetCharmState(ctx context.Context, in *SetCharmStateRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// GoalState is what the unit's application and its relations are heading to (goal-state).
+	GoalState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*GoalStateResponse, error)
 }
 
 type agentServiceClient struct {
@@ -356,6 +370,46 @@ func (c *agentServiceClient) ClearResolved(ctx context.Context, in *AgentEntity,
 	return out, nil
 }
 
+func (c *agentServiceClient) ApplicationStatus(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*ApplicationStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplicationStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_ApplicationStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) CharmState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*CharmStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CharmStateResponse)
+	err := c.cc.Invoke(ctx, AgentService_CharmState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) SetCharmState(ctx context.Context, in *SetCharmStateRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetCharmState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) GoalState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*GoalStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GoalStateResponse)
+	err := c.cc.Invoke(ctx, AgentService_GoalState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -417,6 +471,16 @@ type AgentServiceServer interface {
 	SetApplicationStatus(context.Context, *SetStatusRequest) (*SetStatusResponse, error)
 	// ClearResolved: the agent acted on `juju resolved` (retried or skipped the failed hook).
 	ClearResolved(context.Context, *AgentEntity) (*SetStatusResponse, error)
+	// ApplicationStatus reads the application's status and its units' (status-get
+	// --application); only the leader may.
+	ApplicationStatus(context.Context, *AgentEntity) (*ApplicationStatusResponse, error)
+	// CharmState reads the state the charm keeps in the controller (state-get).
+	CharmState(context.Context, *AgentEntity) (*CharmStateResponse, error)
+	// SetCharmState merges into the charm's state (state-set, state-delete); an empty value
+	// deletes the key.
+	SetCharmState(context.Context, *SetCharmStateRequest) (*SetStatusResponse, error)
+	// GoalState is what the unit's application and its relations are heading to (goal-state).
+	GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -498,6 +562,18 @@ func (UnimplementedAgentServiceServer) SetApplicationStatus(context.Context, *Se
 }
 func (UnimplementedAgentServiceServer) ClearResolved(context.Context, *AgentEntity) (*SetStatusResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ClearResolved not implemented")
+}
+func (UnimplementedAgentServiceServer) ApplicationStatus(context.Context, *AgentEntity) (*ApplicationStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ApplicationStatus not implemented")
+}
+func (UnimplementedAgentServiceServer) CharmState(context.Context, *AgentEntity) (*CharmStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CharmState not implemented")
+}
+func (UnimplementedAgentServiceServer) SetCharmState(context.Context, *SetCharmStateRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetCharmState not implemented")
+}
+func (UnimplementedAgentServiceServer) GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GoalState not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -952,6 +1028,78 @@ func _AgentService_ClearResolved_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_ApplicationStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).ApplicationStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_ApplicationStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).ApplicationStatus(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_CharmState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).CharmState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_CharmState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).CharmState(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_SetCharmState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetCharmStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetCharmState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetCharmState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetCharmState(ctx, req.(*SetCharmStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_GoalState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).GoalState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_GoalState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).GoalState(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1054,6 +1202,22 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ClearResolved",
 			Handler:    _AgentService_ClearResolved_Handler,
+		},
+		{
+			MethodName: "ApplicationStatus",
+			Handler:    _AgentService_ApplicationStatus_Handler,
+		},
+		{
+			MethodName: "CharmState",
+			Handler:    _AgentService_CharmState_Handler,
+		},
+		{
+			MethodName: "SetCharmState",
+			Handler:    _AgentService_SetCharmState_Handler,
+		},
+		{
+			MethodName: "GoalState",
+			Handler:    _AgentService_GoalState_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

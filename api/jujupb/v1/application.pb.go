@@ -1558,6 +1558,8 @@ type RelationInfo struct {
 	Life            string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
 	LocalUnit       *RelatedUnit           `protobuf:"bytes,5,opt,name=local_unit,json=localUnit,proto3" json:"local_unit,omitempty"`
 	RelatedUnits    []*RelatedUnit         `protobuf:"bytes,6,rep,name=related_units,json=relatedUnits,proto3" json:"related_units,omitempty"`
+	// The remote application's relation settings (relation-set --app).
+	ApplicationData map[string]string `protobuf:"bytes,7,rep,name=application_data,json=applicationData,proto3" json:"application_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1630,6 +1632,13 @@ func (x *RelationInfo) GetLocalUnit() *RelatedUnit {
 func (x *RelationInfo) GetRelatedUnits() []*RelatedUnit {
 	if x != nil {
 		return x.RelatedUnits
+	}
+	return nil
+}
+
+func (x *RelationInfo) GetApplicationData() map[string]string {
+	if x != nil {
+		return x.ApplicationData
 	}
 	return nil
 }
@@ -1826,7 +1835,7 @@ const file_application_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x03(\v2\x1e.juju.v1.RelatedUnit.DataEntryR\x04data\x1a7\n" +
 	"\tDataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x95\x03\n" +
 	"\fRelationInfo\x12\x1f\n" +
 	"\vrelation_id\x18\x01 \x01(\x03R\n" +
 	"relationId\x12\x1a\n" +
@@ -1835,7 +1844,11 @@ const file_application_proto_rawDesc = "" +
 	"\x04life\x18\x04 \x01(\tR\x04life\x123\n" +
 	"\n" +
 	"local_unit\x18\x05 \x01(\v2\x14.juju.v1.RelatedUnitR\tlocalUnit\x129\n" +
-	"\rrelated_units\x18\x06 \x03(\v2\x14.juju.v1.RelatedUnitR\frelatedUnits\"\xd4\x01\n" +
+	"\rrelated_units\x18\x06 \x03(\v2\x14.juju.v1.RelatedUnitR\frelatedUnits\x12U\n" +
+	"\x10application_data\x18\a \x03(\v2*.juju.v1.RelationInfo.ApplicationDataEntryR\x0fapplicationData\x1aB\n" +
+	"\x14ApplicationDataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd4\x01\n" +
 	"\n" +
 	"UnitDetail\x12'\n" +
 	"\x04unit\x18\x01 \x01(\v2\x13.juju.v1.UnitStatusR\x04unit\x12 \n" +
@@ -1870,7 +1883,7 @@ func file_application_proto_rawDescGZIP() []byte {
 	return file_application_proto_rawDescData
 }
 
-var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_application_proto_goTypes = []any{
 	(*ResolveUnitErrorsRequest)(nil),  // 0: juju.v1.ResolveUnitErrorsRequest
 	(*ResolveResult)(nil),             // 1: juju.v1.ResolveResult
@@ -1902,58 +1915,60 @@ var file_application_proto_goTypes = []any{
 	nil,                               // 27: juju.v1.SetConfigRequest.ValuesEntry
 	nil,                               // 28: juju.v1.DeployRequest.ConfigEntry
 	nil,                               // 29: juju.v1.RelatedUnit.DataEntry
-	(*Base)(nil),                      // 30: juju.v1.Base
-	(*Placement)(nil),                 // 31: juju.v1.Placement
-	(*RelationEndpoint)(nil),          // 32: juju.v1.RelationEndpoint
-	(*UnitStatus)(nil),                // 33: juju.v1.UnitStatus
-	(*Constraints)(nil),               // 34: juju.v1.Constraints
+	nil,                               // 30: juju.v1.RelationInfo.ApplicationDataEntry
+	(*Base)(nil),                      // 31: juju.v1.Base
+	(*Placement)(nil),                 // 32: juju.v1.Placement
+	(*RelationEndpoint)(nil),          // 33: juju.v1.RelationEndpoint
+	(*UnitStatus)(nil),                // 34: juju.v1.UnitStatus
+	(*Constraints)(nil),               // 35: juju.v1.Constraints
 }
 var file_application_proto_depIdxs = []int32{
 	1,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
 	3,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
 	27, // 2: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
-	30, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	31, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	31, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	32, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
 	28, // 5: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	31, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	32, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	32, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	33, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
 	21, // 8: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
 	29, // 9: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
 	24, // 10: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
 	24, // 11: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
-	33, // 12: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
-	25, // 13: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
-	7,  // 14: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	9,  // 15: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	11, // 16: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	13, // 17: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	14, // 18: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	16, // 19: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
-	18, // 20: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
-	20, // 21: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
-	20, // 22: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
-	23, // 23: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
-	0,  // 24: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
-	13, // 25: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
-	5,  // 26: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
-	8,  // 27: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	10, // 28: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	12, // 29: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	34, // 30: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	15, // 31: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	17, // 32: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
-	19, // 33: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
-	22, // 34: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
-	22, // 35: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
-	26, // 36: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
-	2,  // 37: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
-	4,  // 38: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
-	6,  // 39: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
-	27, // [27:40] is the sub-list for method output_type
-	14, // [14:27] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	30, // 12: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
+	34, // 13: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	25, // 14: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	7,  // 15: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	9,  // 16: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	11, // 17: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	13, // 18: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	14, // 19: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	16, // 20: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	18, // 21: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	20, // 22: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	20, // 23: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	23, // 24: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	0,  // 25: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
+	13, // 26: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
+	5,  // 27: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
+	8,  // 28: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	10, // 29: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	12, // 30: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	35, // 31: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	15, // 32: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	17, // 33: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	19, // 34: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	22, // 35: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	22, // 36: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	26, // 37: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	2,  // 38: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
+	4,  // 39: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
+	6,  // 40: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
+	28, // [28:41] is the sub-list for method output_type
+	15, // [15:28] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_application_proto_init() }
@@ -1970,7 +1985,7 @@ func file_application_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_application_proto_rawDesc), len(file_application_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

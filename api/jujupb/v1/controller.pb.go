@@ -163,20 +163,22 @@ func (x *ModelRef) GetModel() string {
 }
 
 type Model struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Uuid          string                 `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
-	Life          string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
-	Status        *StatusInfo            `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
-	Cloud         string                 `protobuf:"bytes,6,opt,name=cloud,proto3" json:"cloud,omitempty"`
-	Region        string                 `protobuf:"bytes,7,opt,name=region,proto3" json:"region,omitempty"`
-	Type          string                 `protobuf:"bytes,8,opt,name=type,proto3" json:"type,omitempty"`
-	Constraints   string                 `protobuf:"bytes,9,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	DefaultBase   string                 `protobuf:"bytes,10,opt,name=default_base,json=defaultBase,proto3" json:"default_base,omitempty"`
-	MachineCount  int32                  `protobuf:"varint,11,opt,name=machine_count,json=machineCount,proto3" json:"machine_count,omitempty"`
-	UnitCount     int32                  `protobuf:"varint,12,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
-	Created       int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Name         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Uuid         string                 `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Owner        string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	Life         string                 `protobuf:"bytes,4,opt,name=life,proto3" json:"life,omitempty"`
+	Status       *StatusInfo            `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	Cloud        string                 `protobuf:"bytes,6,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	Region       string                 `protobuf:"bytes,7,opt,name=region,proto3" json:"region,omitempty"`
+	Type         string                 `protobuf:"bytes,8,opt,name=type,proto3" json:"type,omitempty"`
+	Constraints  string                 `protobuf:"bytes,9,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	DefaultBase  string                 `protobuf:"bytes,10,opt,name=default_base,json=defaultBase,proto3" json:"default_base,omitempty"`
+	MachineCount int32                  `protobuf:"varint,11,opt,name=machine_count,json=machineCount,proto3" json:"machine_count,omitempty"`
+	UnitCount    int32                  `protobuf:"varint,12,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
+	Created      int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
+	// The model's configuration as set (defaults not included).
+	Config        map[string]string `protobuf:"bytes,14,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -302,6 +304,13 @@ func (x *Model) GetCreated() int64 {
 	return 0
 }
 
+func (x *Model) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
 type ListModelsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -383,9 +392,11 @@ func (x *ListModelsResponse) GetModels() []*Model {
 }
 
 type AddModelRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Constraints   string                 `protobuf:"bytes,2,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Constraints string                 `protobuf:"bytes,2,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	// Model configuration (add-model --config key=value), checked by the controller.
+	Config        map[string]string `protobuf:"bytes,3,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -432,6 +443,13 @@ func (x *AddModelRequest) GetConstraints() string {
 		return x.Constraints
 	}
 	return ""
+}
+
+func (x *AddModelRequest) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
 }
 
 type Constraints struct {
@@ -720,7 +738,7 @@ const file_controller_proto_rawDesc = "" +
 	"\x04time\x18\x02 \x01(\x03R\x04time\x12'\n" +
 	"\x0fcontroller_uuid\x18\x03 \x01(\tR\x0econtrollerUuid\" \n" +
 	"\bModelRef\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\"\xeb\x02\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\"\xda\x03\n" +
 	"\x05Model\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x14\n" +
@@ -736,13 +754,21 @@ const file_controller_proto_rawDesc = "" +
 	"\rmachine_count\x18\v \x01(\x05R\fmachineCount\x12\x1d\n" +
 	"\n" +
 	"unit_count\x18\f \x01(\x05R\tunitCount\x12\x18\n" +
-	"\acreated\x18\r \x01(\x03R\acreated\"\x13\n" +
+	"\acreated\x18\r \x01(\x03R\acreated\x122\n" +
+	"\x06config\x18\x0e \x03(\v2\x1a.juju.v1.Model.ConfigEntryR\x06config\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x13\n" +
 	"\x11ListModelsRequest\"<\n" +
 	"\x12ListModelsResponse\x12&\n" +
-	"\x06models\x18\x01 \x03(\v2\x0e.juju.v1.ModelR\x06models\"G\n" +
+	"\x06models\x18\x01 \x03(\v2\x0e.juju.v1.ModelR\x06models\"\xc0\x01\n" +
 	"\x0fAddModelRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vconstraints\x18\x02 \x01(\tR\vconstraints\"#\n" +
+	"\vconstraints\x18\x02 \x01(\tR\vconstraints\x12<\n" +
+	"\x06config\x18\x03 \x03(\v2$.juju.v1.AddModelRequest.ConfigEntryR\x06config\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"#\n" +
 	"\vConstraints\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\"T\n" +
 	"\x1aSetModelConstraintsRequest\x12\x14\n" +
@@ -781,7 +807,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_controller_proto_goTypes = []any{
 	(*VersionRequest)(nil),              // 0: juju.v1.VersionRequest
 	(*VersionResponse)(nil),             // 1: juju.v1.VersionResponse
@@ -795,30 +821,34 @@ var file_controller_proto_goTypes = []any{
 	(*SetModelConstraintsResponse)(nil), // 9: juju.v1.SetModelConstraintsResponse
 	(*DestroyModelRequest)(nil),         // 10: juju.v1.DestroyModelRequest
 	(*DestroyModelResponse)(nil),        // 11: juju.v1.DestroyModelResponse
-	(*StatusInfo)(nil),                  // 12: juju.v1.StatusInfo
+	nil,                                 // 12: juju.v1.Model.ConfigEntry
+	nil,                                 // 13: juju.v1.AddModelRequest.ConfigEntry
+	(*StatusInfo)(nil),                  // 14: juju.v1.StatusInfo
 }
 var file_controller_proto_depIdxs = []int32{
-	12, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
-	3,  // 1: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
-	0,  // 2: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
-	4,  // 3: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
-	6,  // 4: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
-	2,  // 5: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
-	2,  // 6: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
-	8,  // 7: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
-	10, // 8: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
-	1,  // 9: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
-	5,  // 10: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
-	3,  // 11: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
-	3,  // 12: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
-	7,  // 13: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
-	9,  // 14: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
-	11, // 15: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
-	9,  // [9:16] is the sub-list for method output_type
-	2,  // [2:9] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	14, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
+	12, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
+	3,  // 2: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
+	13, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
+	0,  // 4: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
+	4,  // 5: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
+	6,  // 6: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
+	2,  // 7: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
+	2,  // 8: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
+	8,  // 9: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
+	10, // 10: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
+	1,  // 11: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
+	5,  // 12: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
+	3,  // 13: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
+	3,  // 14: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
+	7,  // 15: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
+	9,  // 16: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
+	11, // 17: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
+	11, // [11:18] is the sub-list for method output_type
+	4,  // [4:11] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_controller_proto_init() }
@@ -833,7 +863,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

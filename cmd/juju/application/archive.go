@@ -3,28 +3,95 @@ package application
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/jujuclone/juju/core/charm"
 )
 
 // maxCharmFileSize is the largest file put in a charm archive; bigger ones are left out.
 const maxCharmFileSize = 10 << 20
 
+// readLocalCharm reads and checks the charm at path, a directory or a .charm archive, and
+// returns the archive to upload. Everything the controller will check is checked here first
+// (metadata, dispatch's exec bit, the archive's safety and limits), so bad input fails before
+// anything is sent. A directory's hooks are checked too; its archive is made by zipCharm.
+func readLocalCharm(opts *deployOptions, path string) (*charm.Charm, []byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("no charm was found at %q", opts.CharmArg)
+	}
+	if !info.IsDir() {
+		return readCharmArchive(opts, path, info.Size())
+	}
+	ch, err := charm.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("no charm was found at %q", opts.CharmArg)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	// A hook that could never run is reported now rather than as a failure on every unit.
+	hookWarnings, err := charm.CheckHooks(path, ch.Meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range hookWarnings {
+		opts.IO.Warningf("%s", w)
+	}
+	archive, skipped, err := zipCharm(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range skipped {
+		opts.IO.Warningf("not uploading %q: larger than 10 MiB", s)
+	}
+	if len(archive) > charm.MaxArchiveSize {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: charm archive of %d bytes is larger than the limit of %d bytes", opts.CharmArg, len(archive), charm.MaxArchiveSize)
+	}
+	// The zip made here goes through the controller's checks too: find out now.
+	if _, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits); err != nil {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	return ch, archive, nil
+}
+
+// readCharmArchive reads a .charm archive whole, to upload it as is, and checks it.
+func readCharmArchive(opts *deployOptions, path string, size int64) (*charm.Charm, []byte, error) {
+	if size > charm.MaxArchiveSize {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: charm archive of %d bytes is larger than the limit of %d bytes", opts.CharmArg, size, charm.MaxArchiveSize)
+	}
+	archive, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	ch, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits)
+	if err != nil {
+		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+	}
+	return ch, archive, nil
+}
+
 // zipCharm archives the charm directory dir in memory, as UploadCharm wants it. It leaves out
 // .git directories, the top-level build/ directory, files over 10 MiB (listed in skipped) and
 // anything that is not a regular file or directory. Symbolic links to files are archived as
-// the file they point to, keeping its mode (hooks are often links to one script).
+// the file they point to, keeping its mode: hooks are often links to one script, and a
+// dispatch charm's hooks/install -> ../dispatch becomes a copy of dispatch, which runs the
+// same (the agent runs dispatch itself when the charm has one). Archives made by charmcraft
+// keep their links; those are uploaded as they are and unpacked as links.
 func zipCharm(dir string) (archive []byte, skipped []string, err error) {
+	root := dir
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,7 +18,6 @@ import (
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/base"
-	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/constraints"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/placement"
@@ -87,11 +85,15 @@ func NewCmdDeploy(f *cmdutil.Factory, runF func(*deployOptions) error) *cobra.Co
 	cmd := &cobra.Command{
 		Use:   "deploy [options] <charm> [<application name>]",
 		Short: "Deploy a local charm as a new application",
-		Long: `Deploy a charm from a local directory as a new application, with -n units.
+		Long: `Deploy a local charm as a new application, with -n units.
 
+The charm is a directory (with metadata.yaml, or a charmcraft.yaml alone) or a .charm
+archive as "charmcraft pack" makes it; a directory is zipped, an archive is uploaded as is.
 A charm argument starting with "." or "/" is a path (a "local:" prefix is ignored). A bare name
-is looked up as a directory in $JUJU_REPOSITORY. The charm's metadata, the base, the constraints
-and the placement are all checked before anything is sent to the controller.
+is looked up in $JUJU_REPOSITORY as a directory <name>, then <name>.charm, then
+<name>_*.charm. The charm's metadata, dispatch, hooks, the archive's safety (no entry outside
+the charm, size limits), the base, the constraints and the placement are all checked before
+anything is sent to the controller.
 
 The base is, first match wins: --base, the model's default base, ` + base.DefaultLTS.DisplayString() + ` if the charm
 supports it, the charm's first supported base. --force accepts a base the charm does not list.
@@ -106,6 +108,7 @@ only valid with --wait.`,
 		Example: `  juju deploy ./charms/wordpress -n 2 --constraints mem=2G
   juju deploy mysql db --base ubuntu@22.04
   juju deploy ./charms/wordpress --to lxd:0 --config blog-title=News
+  juju deploy ./testdb_amd64.charm
   juju deploy ./charms/mysql -n 3 --wait --timeout 5m`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, integrate, status, wait-for, remove-application, config, set-constraints"},
 		Args:        cobra.ArbitraryArgs, // checked in validateDeploy, in Juju's order
@@ -228,28 +231,11 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	meta, err := charm.ReadDir(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no charm was found at %q", opts.CharmArg)
-	}
-	if err != nil {
-		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
-	}
-	if err := meta.Check(); err != nil {
-		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
-	}
-	// A hook that could never run is reported now rather than as a failure on every unit.
-	hookWarnings, err := charm.CheckHooks(path, meta)
+	ch, archive, err := readLocalCharm(opts, path)
 	if err != nil {
 		return err
 	}
-	for _, w := range hookWarnings {
-		opts.IO.Warningf("%s", w)
-	}
-	charmConfig, err := charm.ReadConfigDir(path)
-	if err != nil {
-		return fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
-	}
+	meta, charmConfig := ch.Meta, ch.Config
 	numUnits := opts.NumUnits
 	if meta.Subordinate {
 		if opts.cons.HasAny() {
@@ -281,14 +267,6 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if opts.DryRun {
 		opts.IO.Infof("ignoring dry-run flag for local charms")
 	}
-	archive, skipped, err := zipCharm(path)
-	if err != nil {
-		return err
-	}
-	for _, s := range skipped {
-		opts.IO.Warningf("not uploading %q: larger than 10 MiB", s)
-	}
-
 	model, err := opts.ResolveModel(ctx)
 	if err != nil {
 		return err
@@ -389,8 +367,11 @@ func locateCharm(opts *deployOptions) (string, error) {
 	}
 	repo := opts.Repository()
 	if repo != "" {
-		candidate := filepath.Join(repo, arg)
-		if info, err := os.Stat(candidate); err == nil && info.IsDir() {
+		candidate, err := findInRepository(repo, arg)
+		if err != nil {
+			return "", err
+		}
+		if candidate != "" {
 			return checkCharmPath(opts, candidate)
 		}
 	}
@@ -420,16 +401,60 @@ func checkCharmPath(opts *deployOptions, path string) (string, error) {
 	if isBundle {
 		return "", fmt.Errorf("cannot deploy bundle %q: bundles are not supported", opts.CharmArg)
 	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("invalid charm or bundle provided at %q: only charm directories are supported", opts.CharmArg)
-	}
-	if _, err := os.Stat(filepath.Join(path, "metadata.yaml")); err != nil {
+	if info.IsDir() && !hasFile(path, "metadata.yaml") && !hasFile(path, "charmcraft.yaml") {
 		return "", fmt.Errorf("invalid charm or bundle provided at %q", opts.CharmArg)
 	}
+	// Any other file is taken as a .charm archive: reading it says what is wrong with it.
 	if err := checkCharmOnlyOptions(opts); err != nil {
 		return "", err
 	}
 	return path, nil
+}
+
+func hasFile(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// findInRepository looks a bare name up in the repository: the directory <name>, then the
+// archive <name>.charm, then <name>_*.charm (charmcraft names its archives
+// <name>_<base>-<arch>.charm); "" when none is there.
+func findInRepository(repo, name string) (string, error) {
+	dir := filepath.Join(repo, name)
+	if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		return dir, nil
+	}
+	file := filepath.Join(repo, name+".charm")
+	if info, err := os.Stat(file); err == nil && info.Mode().IsRegular() {
+		return file, nil
+	}
+	matches, err := filepath.Glob(filepath.Join(repo, globEscape(name)+"_*.charm"))
+	if err != nil {
+		return "", fmt.Errorf("looking up %q in $JUJU_REPOSITORY: %w", name, err)
+	}
+	switch len(matches) {
+	case 0:
+		return "", nil
+	case 1:
+		return matches[0], nil
+	default:
+		for i, m := range matches {
+			matches[i] = filepath.Base(m)
+		}
+		return "", fmt.Errorf("charm %q is ambiguous in $JUJU_REPOSITORY: %s; give the path of one", name, strings.Join(matches, ", "))
+	}
+}
+
+// globEscape keeps a charm name's characters literal in a glob pattern.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // checkCharmOnlyOptions refuses the bundle-only options.

@@ -187,7 +187,9 @@ func TestDeployRunBases(t *testing.T) {
 		{name: "model default", args: "./wordpress", modelBase: "ubuntu@22.04", wantBase: "22.04/stable"},
 		{name: "not in charm", args: "./wordpress --base ubuntu@20.04", wantErr: `base "ubuntu@20.04" is not supported, supported bases are: ubuntu@22.04`},
 		{name: "forced", args: "./wordpress --base ubuntu@20.04 --force", wantBase: "20.04/stable"},
-		{name: "unsupported even forced", args: "./wordpress --base ubuntu@18.04 --force", wantErr: "base: ubuntu@18.04/stable not supported"},
+		{name: "old ubuntu forced", args: "./wordpress --base ubuntu@18.04 --force", wantBase: "18.04/stable"},
+		{name: "unsupported even forced", args: "./wordpress --base centos@7 --force",
+			wantErr: "base: centos@7/stable not supported: the local provider runs any Ubuntu release from ubuntu@12.04 to ubuntu@26.04"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,19 +3,23 @@ package model
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/output"
 )
 
 // addModelAPI is the part of the client "juju add-model" uses.
 type addModelAPI interface {
-	AddModel(ctx context.Context, name, cons string) (*jujupb.Model, error)
+	AddModel(ctx context.Context, name, cons string, config map[string]string) (*jujupb.Model, error)
 }
 
 var _ addModelAPI = (*client.Client)(nil)
@@ -29,9 +33,11 @@ type addModelOptions struct {
 	Name        string
 	Controller  string
 	Constraints []string
+	ConfigArgs  []string
 	NoSwitch    bool
 
-	cons string
+	cons   string
+	config map[string]string
 }
 
 // NewCmdAddModel returns "juju add-model <name>": create a model and switch to it.
@@ -46,7 +52,7 @@ func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobr
 		Use:         "add-model [options] <model name>",
 		Short:       "Add a model to the controller",
 		Long:        "Add a model to the current controller (or -c) and make it the current model, unless --no-switch.",
-		Example:     "  juju add-model test\n  juju add-model big --constraints mem=8G",
+		Example:     "  juju add-model test\n  juju add-model big --constraints mem=8G\n  juju add-model ci --config update-status-hook-interval=10s",
 		Annotations: map[string]string{cmdutil.SeeAlso: "models, switch, destroy-model, model-constraints, whoami"},
 		Args:        cmdutil.ExactlyOneArg("model name is required"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,6 +65,9 @@ func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobr
 				return err
 			}
 			opts.cons = cons.String()
+			if opts.config, err = parseModelConfig(opts.ConfigArgs); err != nil {
+				return cmdutil.FlagErrorf("%v", err)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -67,6 +76,7 @@ func NewCmdAddModel(f *cmdutil.Factory, runF func(*addModelOptions) error) *cobr
 	}
 	cmdutil.AddControllerFlag(cmd, &opts.Controller)
 	cmd.Flags().StringArrayVar(&opts.Constraints, "constraints", nil, "Constraints of the model's machines (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.ConfigArgs, "config", nil, "Model configuration: <key>=<value> or a YAML file of them (repeatable; known keys: "+strings.Join(modelconfig.Keys(), ", ")+")")
 	cmd.Flags().BoolVar(&opts.NoSwitch, "no-switch", false, "Do not make the new model the current one")
 	return cmd
 }
@@ -80,7 +90,7 @@ func addModelRun(ctx context.Context, opts *addModelOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err := c.AddModel(ctx, opts.Name, opts.cons)
+	m, err := c.AddModel(ctx, opts.Name, opts.cons, opts.config)
 	if err != nil {
 		return fmt.Errorf("adding model %q: %w", opts.Name, err)
 	}
@@ -102,4 +112,41 @@ func addModelRun(ctx context.Context, opts *addModelOptions) error {
 	}
 	opts.IO.Infof("Added '%s' model on %s with credential '%s' for user '%s'", m.GetName(), cloud, user, user)
 	return nil
+}
+
+// parseModelConfig reads --config values: <key>=<value>, or the path of a YAML file holding a
+// map of them (later values win), and checks them before anything is sent.
+func parseModelConfig(args []string) (map[string]string, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	config := map[string]string{}
+	for _, arg := range args {
+		if key, value, ok := strings.Cut(arg, "="); ok {
+			if key == "" {
+				return nil, fmt.Errorf("invalid --config value %q: expected <key>=<value>", arg)
+			}
+			config[key] = value
+			continue
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, fmt.Errorf("reading --config file: %w", err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("--config file %q: %v", arg, err)
+		}
+		for k, v := range m {
+			switch v.(type) {
+			case map[string]any, []any, nil:
+				return nil, fmt.Errorf("--config file %q: %q must be a single value", arg, k)
+			}
+			config[k] = fmt.Sprint(v)
+		}
+	}
+	if err := modelconfig.Validate(config); err != nil {
+		return nil, err
+	}
+	return config, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -15,6 +16,7 @@ func TestNewCmdAddModel(t *testing.T) {
 	tests := []struct {
 		args, wantName, wantCons, wantErr string
 		noSwitch                          bool
+		wantConfig                        map[string]string
 	}{
 		{args: "test", wantName: "test"},
 		{args: "big --constraints mem=8G --constraints cores=2 --no-switch", wantName: "big", wantCons: "cores=2 mem=8192M", noSwitch: true},
@@ -22,6 +24,11 @@ func TestNewCmdAddModel(t *testing.T) {
 		{args: "a b", wantErr: `unrecognized args: ["b"]`},
 		{args: "Bad", wantErr: `"Bad" is not a valid name: model names may only contain lowercase letters, digits and hyphens`},
 		{args: "ok --constraints mem=lots", wantErr: `bad "mem" constraint: must be a non-negative float with optional M/G/T/P suffix`},
+		{args: "ci --config update-status-hook-interval=10s", wantName: "ci", wantConfig: map[string]string{"update-status-hook-interval": "10s"}},
+		{args: "ci --config update-status-hook-interval=soon", wantErr: `update-status-hook-interval: "soon" is not a duration (e.g. 5m, 30s)`},
+		{args: "ci --config no-such=1", wantErr: `unknown model config key "no-such" (known: update-status-hook-interval)`},
+		{args: "ci --config =1", wantErr: `invalid --config value "=1": expected <key>=<value>`},
+		{args: "ci --config /no/such/file.yaml", wantErr: `reading --config file: open /no/such/file.yaml: no such file or directory`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -31,7 +38,7 @@ func TestNewCmdAddModel(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			if got.Name != tt.wantName || got.cons != tt.wantCons || got.NoSwitch != tt.noSwitch {
+			if got.Name != tt.wantName || got.cons != tt.wantCons || got.NoSwitch != tt.noSwitch || !maps.Equal(got.config, tt.wantConfig) {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -40,11 +47,12 @@ func TestNewCmdAddModel(t *testing.T) {
 
 type fakeAddModel struct {
 	name, cons string
+	config     map[string]string
 	err        error
 }
 
-func (f *fakeAddModel) AddModel(_ context.Context, name, cons string) (*jujupb.Model, error) {
-	f.name, f.cons = name, cons
+func (f *fakeAddModel) AddModel(_ context.Context, name, cons string, config map[string]string) (*jujupb.Model, error) {
+	f.name, f.cons, f.config = name, cons, config
 	if f.err != nil {
 		return nil, f.err
 	}

@@ -15,7 +15,6 @@ var withoutGolden = map[string]string{
 	"set-model-constraints": "prints nothing on success (model/constraints_test.go checks the call)",
 	"bootstrap":             "prints nothing on stdout; root/e2e_test.go asserts its exact stderr",
 	"kill-controller":       "prints nothing on stdout; root/e2e_test.go asserts its exact stderr",
-	"deploy":                "prints nothing on stdout; application/deploy_test.go asserts its exact stderr",
 	"add-unit":              "prints nothing on stdout; application/addunit_test.go asserts its exact stderr",
 	"add-machine":           "prints nothing on stdout; machine/add_test.go asserts its exact stderr",
 	"completion":            "prints a shell script; completion/ tests it in real shells",

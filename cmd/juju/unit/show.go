@@ -130,10 +130,12 @@ type unitDetailView struct {
 // relationInfoView is one relation of the unit: its endpoint, the other side's, and the data
 // of the unit and of the related units.
 type relationInfoView struct {
-	RelationID      int64                      `json:"relation-id" yaml:"relation-id"`
-	Endpoint        string                     `json:"endpoint" yaml:"endpoint"`
-	RelatedEndpoint string                     `json:"related-endpoint" yaml:"related-endpoint"`
-	Life            string                     `json:"life,omitempty" yaml:"life,omitempty"`
+	RelationID      int64  `json:"relation-id" yaml:"relation-id"`
+	Endpoint        string `json:"endpoint" yaml:"endpoint"`
+	RelatedEndpoint string `json:"related-endpoint" yaml:"related-endpoint"`
+	Life            string `json:"life,omitempty" yaml:"life,omitempty"`
+	// ApplicationData: the other application's relation settings (relation-set --app).
+	ApplicationData map[string]string          `json:"application-data" yaml:"application-data"`
 	LocalUnit       relatedUnitView            `json:"local-unit" yaml:"local-unit"`
 	RelatedUnits    map[string]relatedUnitView `json:"related-units,omitempty" yaml:"related-units,omitempty"`
 }
@@ -141,7 +143,7 @@ type relationInfoView struct {
 // relatedUnitView is whether a unit is in a relation's scope, and its settings there.
 type relatedUnitView struct {
 	InScope bool              `json:"in-scope" yaml:"in-scope"`
-	Data    map[string]string `json:"data,omitempty" yaml:"data,omitempty"`
+	Data    map[string]string `json:"data" yaml:"data"`
 }
 
 func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
@@ -165,7 +167,11 @@ func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 			Endpoint:        r.GetEndpoint(),
 			RelatedEndpoint: r.GetRelatedEndpoint(),
 			Life:            status.NotAlive(r.GetLife()),
+			ApplicationData: maps.Clone(r.GetApplicationData()),
 			LocalUnit:       newRelatedUnitView(r.GetLocalUnit()),
+		}
+		if ri.ApplicationData == nil {
+			ri.ApplicationData = map[string]string{} // Juju prints {} rather than leaving it out
 		}
 		for _, ru := range r.GetRelatedUnits() {
 			if ri.RelatedUnits == nil {
@@ -197,9 +203,10 @@ func (v *unitDetailView) narrow(endpoint, relatedUnit string) {
 }
 
 func newRelatedUnitView(ru *jujupb.RelatedUnit) relatedUnitView {
-	v := relatedUnitView{InScope: ru.GetInScope()}
-	if len(ru.GetData()) > 0 {
-		v.Data = maps.Clone(ru.GetData())
+	// Juju prints an empty data map rather than leaving it out (jubilant reads it).
+	v := relatedUnitView{InScope: ru.GetInScope(), Data: maps.Clone(ru.GetData())}
+	if v.Data == nil {
+		v.Data = map[string]string{}
 	}
 	return v
 }

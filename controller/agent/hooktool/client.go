@@ -51,7 +51,7 @@ func call(name string, args []string, getenv func(string) string, stdin io.Reade
 		return response{}, errors.New("JUJU_CONTEXT_ID is not set: hook tools run only inside a hook")
 	}
 	req := request{ContextID: id, Tool: name, Args: args}
-	if path, ok := fileArg(args); ok && name == "relation-set" {
+	if path, ok := fileArg(args); ok && fileTools[name] {
 		var err error
 		if req.File, err = readFile(path, stdin); err != nil {
 			return response{}, fmt.Errorf("reading --file: %w", err)
@@ -72,6 +72,10 @@ func call(name string, args []string, getenv func(string) string, stdin io.Reade
 	}
 	return resp, nil
 }
+
+// fileTools take --file, which the client reads: a relative path is the hook's working directory
+// and "-" the hook's stdin, neither of which the unit agent has.
+var fileTools = map[string]bool{"relation-set": true, "state-set": true}
 
 // fileArg finds the value of a --file flag (the last one wins, as in pflag).
 func fileArg(args []string) (path string, ok bool) {

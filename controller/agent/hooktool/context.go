@@ -12,7 +12,10 @@ import "context"
 type Context interface {
 	UnitName() string
 	HookName() string
-	// PrivateAddress and PublicAddress answer unit-get.
+	// ModelUUID answers relation-model-get (every relation is within the unit's model).
+	ModelUUID() string
+	// PrivateAddress and PublicAddress answer unit-get; PrivateAddress is also the address of
+	// every binding in network-get.
 	PrivateAddress() string
 	PublicAddress() string
 
@@ -22,16 +25,26 @@ type Context interface {
 	RelationIDs(ctx context.Context, endpoint string) ([]string, error)
 	// RelationUnits lists the remote units the hook knows in a relation (joined, not departed).
 	RelationUnits(ctx context.Context, relationID string) ([]string, error)
-	// RelationGet reads a unit's settings in a relation (the unit itself when unit is "").
-	RelationGet(ctx context.Context, relationID, unit string) (map[string]string, error)
-	// RelationSet merges into the unit's own settings; an empty value deletes the key. It fails
-	// in -departed and -broken hooks (L-R3).
-	RelationSet(ctx context.Context, relationID string, values map[string]string) error
+	// RelationRemoteApp names the application at the other end of a relation (relation-list
+	// --app); for a peer relation, the unit's own.
+	RelationRemoteApp(ctx context.Context, relationID string) (string, error)
+	// RelationGet reads a unit's settings in a relation (the unit itself when unit is ""). With
+	// app, it reads the settings of the application of unit (unit may be an application name or
+	// a unit name; "" means the unit's own application, which only the leader may read).
+	RelationGet(ctx context.Context, relationID, unit string, app bool) (map[string]string, error)
+	// RelationSet merges into the unit's own settings (with app: its application's, leader
+	// only); an empty value deletes the key. It fails in -departed and -broken hooks (L-R3).
+	RelationSet(ctx context.Context, relationID string, app bool, values map[string]string) error
+	// Endpoints lists the charm's endpoints (juju-info included) and extra bindings, the names
+	// network-get accepts.
+	Endpoints() []string
 
 	// StatusSet sets the workload status (application: the application's, leader only).
 	StatusSet(ctx context.Context, application bool, status, message string) error
-	// StatusGet returns the workload status and its message.
-	StatusGet(ctx context.Context, application bool) (status, message string, err error)
+	// StatusGet returns the unit's workload status.
+	StatusGet(ctx context.Context) (Status, error)
+	// ApplicationStatus returns the application's status and its units' (leader only).
+	ApplicationStatus(ctx context.Context) (app Status, units map[string]Status, err error)
 	ApplicationVersionSet(ctx context.Context, version string) error
 	// Log writes to the unit's log (juju-log); level is DEBUG, INFO, WARNING, ERROR or TRACE.
 	Log(ctx context.Context, level, message string) error
@@ -48,4 +61,33 @@ type Context interface {
 	LeaderGet(ctx context.Context) (map[string]string, error)
 	// LeaderSet fails unless the unit leads.
 	LeaderSet(ctx context.Context, values map[string]string) error
+
+	// GoalState answers goal-state.
+	GoalState(ctx context.Context) (*GoalState, error)
+
+	// CharmState reads the state the charm keeps in the controller (state-get); SetCharmState
+	// merges into it, an empty value deleting the key (state-set, state-delete).
+	CharmState(ctx context.Context) (map[string]string, error)
+	SetCharmState(ctx context.Context, values map[string]string) error
+}
+
+// Status is one status with its message, as status-get prints it.
+type Status struct {
+	Status  string
+	Message string
+	Data    map[string]any
+}
+
+// GoalState is what goal-state prints: the unit's application's units, and per endpoint the
+// applications and units related through it.
+type GoalState struct {
+	Units     map[string]GoalStatus            `json:"units" yaml:"units"`
+	Relations map[string]map[string]GoalStatus `json:"relations" yaml:"relations"`
+}
+
+// GoalStatus is one entity's goal status ("active", "waiting", "dying", "joined" ...) and when
+// it was last set (RFC 3339, UTC).
+type GoalStatus struct {
+	Status string `json:"status" yaml:"status"`
+	Since  string `json:"since,omitempty" yaml:"since,omitempty"`
 }

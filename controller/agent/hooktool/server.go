@@ -18,7 +18,7 @@ import (
 // RequestTimeout bounds the Context calls of one tool run.
 const RequestTimeout = 30 * time.Second
 
-// maxRequest bounds what a client may send (arguments and a relation-set --file).
+// maxRequest bounds what a client may send (arguments and a relation-set or state-set --file).
 const maxRequest = 16 << 20
 
 // request is what a tool sends: one JSON value per connection, answered by one response.
@@ -26,7 +26,7 @@ type request struct {
 	ContextID string   `json:"context_id"`
 	Tool      string   `json:"tool"`
 	Args      []string `json:"args"`
-	// File is relation-set's --file, read by the client so that a relative path means the
+	// File is the --file of relation-set or state-set, read by the client so that a relative path means the
 	// hook's working directory and "-" the hook's stdin.
 	File []byte `json:"file,omitempty"`
 }

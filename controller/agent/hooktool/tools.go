@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,11 +23,16 @@ type tool struct {
 	run     func(t *invocation) error
 }
 
+// tools are the hook tools this controller answers; unsupportedTools (unsupported.go) are
+// installed beside them so that a hook gets a clear error rather than "command not found".
 var tools = map[string]tool{
-	"relation-get":            {"[options] [<key>|-] [<unit>]", "Print a unit's settings in a relation.", relationGet},
-	"relation-set":            {"[options] <key>=<value> ...", "Set this unit's settings in a relation (key= deletes).", relationSet},
+	"relation-get":            {"[options] [<key>|-] [<unit-or-app>]", "Print a unit's or an application's settings in a relation.", relationGet},
+	"relation-set":            {"[options] <key>=<value> ...", "Set this unit's (--app: its application's) settings in a relation (key= deletes).", relationSet},
 	"relation-ids":            {"[options] [<endpoint>]", "List the relation ids of an endpoint.", relationIDs},
-	"relation-list":           {"[options]", "List the remote units in a relation.", relationList},
+	"relation-list":           {"[options]", "List the remote units in a relation (--app: the remote application).", relationList},
+	"relation-model-get":      {"[options]", "Print the model of the other end of a relation.", relationModelGet},
+	"network-get":             {"[options] <binding>", "Print the network config of a binding.", networkGet},
+	"goal-state":              {"[options]", "Print the goal status of the application's units and related applications.", goalState},
 	"status-set":              {"[options] <maintenance|blocked|waiting|active> [<message>]", "Set the workload status.", statusSet},
 	"status-get":              {"[options]", "Print the workload status.", statusGet},
 	"application-version-set": {"<version>", "Set the version of the deployed workload.", applicationVersionSet},
@@ -41,9 +45,18 @@ var tools = map[string]tool{
 	"is-leader":               {"[options]", "Print whether this unit leads its application.", isLeader},
 	"leader-get":              {"[options] [<key>|-]", "Print the application's leader settings.", leaderGet},
 	"leader-set":              {"<key>=<value> ...", "Set the application's leader settings (leader only; key= deletes).", leaderSet},
+	"state-get":               {"[options] [<key>|-]", "Print the charm's state kept by the controller.", stateGet},
+	"state-set":               {"[options] <key>=<value> ...", "Set values of the charm's state kept by the controller (key= deletes).", stateSet},
+	"state-delete":            {"<key>", "Delete a value of the charm's state kept by the controller.", stateDelete},
 }
 
-// Names returns the names of the hook tools, sorted.
+func init() {
+	for name, why := range unsupportedTools {
+		tools[name] = tool{"[options] ...", "Not supported by this controller: " + why + ".", unsupported(name, why)}
+	}
+}
+
+// Names returns the names of the hook tools, sorted: those answered and those refused.
 func Names() []string {
 	names := make([]string, 0, len(tools))
 	for name := range tools {
@@ -65,7 +78,7 @@ type invocation struct {
 	c      Context
 	fs     *pflag.FlagSet
 	args   []string
-	file   []byte // relation-set --file contents, read by the client
+	file   []byte // relation-set and state-set --file contents, read by the client
 	help   *bool
 	format *string
 	out    bytes.Buffer
@@ -90,6 +103,7 @@ func runTool(ctx context.Context, c Context, name string, args []string, file []
 	t := &invocation{ctx: ctx, c: c, fs: pflag.NewFlagSet(name, pflag.ContinueOnError), args: args, file: file}
 	t.fs.SetOutput(io.Discard)
 	t.fs.Usage = func() {}
+	t.fs.SortFlags = true
 	t.help = t.fs.BoolP("help", "h", false, "show this help")
 	err := tl.run(t)
 	var ue usageError
@@ -101,13 +115,18 @@ func runTool(ctx context.Context, c Context, name string, args []string, file []
 	case errors.As(err, &ue):
 		return nil, fmt.Appendf(nil, "ERROR %s\nUsage: %s %s\n", ue.msg, name, tl.usage), 2
 	default:
-		return t.out.Bytes(), fmt.Appendf(nil, "ERROR %v\n", err), 1
+		return nil, fmt.Appendf(nil, "ERROR %v\n", err), 1
 	}
 }
 
 // parse parses the flags the tool defined, then checks that there are at most max arguments.
+// Flags may follow arguments ("relation-get -r 3 - mysql/0 --app --format=json", as ops runs
+// it); everything after "--" is an argument.
 func (t *invocation) parse(max int) error {
 	if err := t.fs.Parse(t.args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
 		return usageError{err.Error()}
 	}
 	if *t.help {
@@ -136,14 +155,26 @@ func (t *invocation) formatFlag() {
 	t.format = t.fs.String("format", "smart", "output format: smart, json or yaml")
 }
 
-// write prints v in the chosen format. Smart: strings as they are, booleans True/False, numbers
-// plain, lists one item a line, nil nothing, anything else YAML.
-func (t *invocation) write(v any) error {
-	format := "smart"
-	if t.format != nil {
-		format = *t.format
+// ignoredFormatFlag accepts and ignores --format, which Juju still takes (deprecated) on some
+// tools that print nothing.
+func (t *invocation) ignoredFormatFlag() {
+	t.fs.String("format", "", "ignored (deprecated)")
+	_ = t.fs.MarkHidden("format")
+}
+
+// formatName is the chosen --format.
+func (t *invocation) formatName() string {
+	if t.format == nil {
+		return "smart"
 	}
-	switch format {
+	return *t.format
+}
+
+// write prints v in the chosen format, as Juju does. json: v as JSON. yaml: v as YAML, nothing
+// for nil. smart: strings as they are (nothing for ""), booleans True/False, lists of strings
+// one item a line, nil nothing, anything else YAML.
+func (t *invocation) write(v any) error {
+	switch t.formatName() {
 	case "json":
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -155,69 +186,39 @@ func (t *invocation) write(v any) error {
 		return t.writeYAML(v)
 	}
 	switch v := v.(type) {
-	case nil:
 	case string:
-		t.out.WriteString(v + "\n")
+		if v != "" {
+			t.out.WriteString(v + "\n")
+		}
+	case []string:
+		if len(v) > 0 {
+			t.out.WriteString(strings.Join(v, "\n") + "\n")
+		}
 	case bool:
 		t.out.WriteString(map[bool]string{true: "True\n", false: "False\n"}[v])
-	case []string:
-		for _, s := range v {
-			t.out.WriteString(s + "\n")
-		}
 	default:
-		switch reflect.ValueOf(v).Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-			reflect.Float32, reflect.Float64:
-			fmt.Fprintln(&t.out, v)
-		default:
-			return t.writeYAML(v)
-		}
+		return t.writeYAML(v)
 	}
 	return nil
 }
 
 func (t *invocation) writeYAML(v any) error {
-	b, err := yaml.Marshal(v)
-	if err != nil {
+	if v == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	t.out.Write(b)
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	if out := bytes.TrimRight(b.Bytes(), "\n"); len(out) > 0 {
+		t.out.Write(append(out, '\n'))
+	}
 	return nil
-}
-
-// relationFlag defines -r/--relation.
-func (t *invocation) relationFlag() *string {
-	return t.fs.StringP("relation", "r", "", `relation id ("db:3" or "3"; default: the hook's relation)`)
-}
-
-// relationID resolves a -r value, "<endpoint>:<n>" or "<n>", defaulting to the hook's own
-// relation. A bare number is completed from the hook's relation when it is the same one; else
-// the Context gets the number alone.
-func (t *invocation) relationID(flag string) (string, error) {
-	own, _ := t.c.Relation()
-	if flag == "" {
-		if own == "" {
-			return "", usagef("no relation id specified")
-		}
-		return own, nil
-	}
-	endpoint, num, named := strings.Cut(flag, ":")
-	if !named {
-		endpoint, num = "", flag
-	}
-	if _, err := strconv.ParseUint(num, 10, 63); err != nil || (named && endpoint == "") {
-		return "", usagef("invalid relation id %q", flag)
-	}
-	if !named && own != "" && own[strings.LastIndex(own, ":")+1:] == num {
-		return own, nil
-	}
-	return flag, nil
-}
-
-// appFlag defines --app, which Juju uses for application relation data; we have none.
-func (t *invocation) appFlag() *bool {
-	return t.fs.Bool("app", false, "application data (not supported)")
 }
 
 // pairs parses key=value arguments into values.
@@ -232,8 +233,31 @@ func pairs(args []string, values map[string]string) error {
 	return nil
 }
 
+// fileFlag defines --file, whose contents the client sent (see client.go's fileTools).
+func (t *invocation) fileFlag() *string {
+	return t.fs.String("file", "", `read settings from a YAML map in this file ("-": stdin); arguments override it`)
+}
+
+// settingsFrom reads the YAML map of --file and overrides it with key=value arguments.
+func (t *invocation) settingsFrom(file string) (map[string]string, error) {
+	values := map[string]string{}
+	if file != "" {
+		// The client sent the file's contents (yaml.v3 reads any scalar as a string, null as "").
+		if err := yaml.Unmarshal(t.file, &values); err != nil {
+			return nil, fmt.Errorf("reading --file %s: %w", file, err)
+		}
+		if values == nil {
+			values = map[string]string{}
+		}
+	}
+	if err := pairs(t.fs.Args(), values); err != nil {
+		return nil, err
+	}
+	return values, nil
+}
+
 // settings prints a settings map, or one key of it ("-" or "" for all; a missing key prints
-// nothing in smart format and null in json/yaml).
+// nothing in smart and yaml format and null in json).
 func (t *invocation) settings(m map[string]string, key string) error {
 	if key == "" || key == "-" {
 		if m == nil {
@@ -245,132 +269,6 @@ func (t *invocation) settings(m map[string]string, key string) error {
 		return t.write(v)
 	}
 	return t.write(nil)
-}
-
-func relationGet(t *invocation) error {
-	rel, app := t.relationFlag(), t.appFlag()
-	t.formatFlag()
-	if err := t.parse(2); err != nil {
-		return err
-	}
-	if *app {
-		return usagef("application data is not supported")
-	}
-	id, err := t.relationID(*rel)
-	if err != nil {
-		return err
-	}
-	unit := t.arg(1)
-	if unit == "" {
-		// The remote unit is a default only in the hook's own relation.
-		if own, remote := t.c.Relation(); id == own {
-			unit = remote
-		}
-		if unit == "" {
-			return usagef("no unit id specified")
-		}
-	}
-	m, err := t.c.RelationGet(t.ctx, id, unit)
-	if err != nil {
-		return err
-	}
-	return t.settings(m, t.arg(0))
-}
-
-func relationSet(t *invocation) error {
-	rel, app := t.relationFlag(), t.appFlag()
-	file := t.fs.String("file", "", `read settings from a YAML map in this file ("-": stdin)`)
-	if err := t.parse(1 << 20); err != nil {
-		return err
-	}
-	if *app {
-		return usagef("application data is not supported")
-	}
-	id, err := t.relationID(*rel)
-	if err != nil {
-		return err
-	}
-	values := map[string]string{}
-	if *file != "" {
-		// The client sent the file's contents (yaml.v3 reads any scalar as a string, null as "").
-		if err := yaml.Unmarshal(t.file, &values); err != nil {
-			return fmt.Errorf("reading --file %s: %w", *file, err)
-		}
-	}
-	if err := pairs(t.fs.Args(), values); err != nil {
-		return err
-	}
-	return t.c.RelationSet(t.ctx, id, values)
-}
-
-func relationIDs(t *invocation) error {
-	t.formatFlag()
-	if err := t.parse(1); err != nil {
-		return err
-	}
-	endpoint := t.arg(0)
-	if endpoint == "" {
-		own, _ := t.c.Relation()
-		if endpoint, _, _ = strings.Cut(own, ":"); endpoint == "" {
-			return usagef("no endpoint specified")
-		}
-	}
-	ids, err := t.c.RelationIDs(t.ctx, endpoint)
-	if err != nil {
-		return err
-	}
-	return t.write(nonNil(ids))
-}
-
-func relationList(t *invocation) error {
-	rel := t.relationFlag()
-	t.formatFlag()
-	if err := t.parse(0); err != nil {
-		return err
-	}
-	id, err := t.relationID(*rel)
-	if err != nil {
-		return err
-	}
-	units, err := t.c.RelationUnits(t.ctx, id)
-	if err != nil {
-		return err
-	}
-	return t.write(nonNil(units))
-}
-
-var statuses = []string{"maintenance", "blocked", "waiting", "active"}
-
-func statusSet(t *invocation) error {
-	app := t.fs.Bool("application", false, "set the application's status (leader only)")
-	if err := t.parse(2); err != nil {
-		return err
-	}
-	status := t.arg(0)
-	if status == "" {
-		return usagef("no status specified")
-	}
-	if !slices.Contains(statuses, status) {
-		return usagef("invalid status %q, expected one of %v", status, statuses)
-	}
-	return t.c.StatusSet(t.ctx, *app, status, t.arg(1))
-}
-
-func statusGet(t *invocation) error {
-	app := t.fs.Bool("application", false, "print the application's status")
-	data := t.fs.Bool("include-data", false, "print the status with its message and data")
-	t.formatFlag()
-	if err := t.parse(0); err != nil {
-		return err
-	}
-	status, message, err := t.c.StatusGet(t.ctx, *app)
-	if err != nil {
-		return err
-	}
-	if !*data {
-		return t.write(status)
-	}
-	return t.write(map[string]any{"status": status, "message": message, "status-data": map[string]any{}})
 }
 
 func applicationVersionSet(t *invocation) error {
@@ -388,6 +286,7 @@ var logLevels = []string{"TRACE", "DEBUG", "INFO", "WARNING", "ERROR"}
 func jujuLog(t *invocation) error {
 	level := t.fs.StringP("log-level", "l", "INFO", "log level: TRACE, DEBUG, INFO, WARNING or ERROR")
 	debug := t.fs.Bool("debug", false, "log at DEBUG level")
+	t.ignoredFormatFlag()
 	if err := t.parse(1 << 20); err != nil {
 		return err
 	}
@@ -415,18 +314,14 @@ func configGet(t *invocation) error {
 	}
 	key := t.arg(0)
 	if *all && key != "" {
-		return usagef("cannot use --all together with a key")
+		return usagef("cannot use argument --all together with key %q", key)
 	}
 	config, err := t.c.Config(t.ctx)
 	if err != nil {
 		return err
 	}
 	if key != "" {
-		v := config[key]
-		if b, ok := v.(bool); ok && *t.format == "smart" {
-			v = strconv.FormatBool(b) // config booleans print as YAML writes them
-		}
-		return t.write(v)
+		return t.write(config[key]) // a boolean prints True or False in smart format, as in Juju
 	}
 	set := map[string]any{}
 	for k, v := range config {
@@ -562,6 +457,31 @@ func leaderSet(t *invocation) error {
 		return err
 	}
 	return t.c.LeaderSet(t.ctx, values)
+}
+
+func goalState(t *invocation) error {
+	t.formatFlag()
+	if err := t.parse(0); err != nil {
+		return err
+	}
+	gs, err := t.c.GoalState(t.ctx)
+	if err != nil {
+		return err
+	}
+	// Always both keys, as maps: ops reads goal-state's "units" (planned_units).
+	out := GoalState{Units: map[string]GoalStatus{}, Relations: map[string]map[string]GoalStatus{}}
+	if gs != nil {
+		for k, v := range gs.Units {
+			out.Units[k] = v
+		}
+		for k, v := range gs.Relations {
+			if v == nil {
+				v = map[string]GoalStatus{}
+			}
+			out.Relations[k] = v
+		}
+	}
+	return t.write(out)
 }
 
 // nonNil makes an empty list print as [] rather than null.

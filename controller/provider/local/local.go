@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/jujuclone/juju/controller/agent"
@@ -47,6 +48,8 @@ type Provider struct {
 	launcher Launcher
 	apiAddr  string
 	caCert   string
+	// mu serialises address allocation between the models' provisioners.
+	mu sync.Mutex
 }
 
 // New returns a provider keeping instances under dir/instances.
@@ -115,14 +118,20 @@ func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Ins
 	if err != nil {
 		return state.Instance{}, "", err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	addr, err := p.address(id)
+	if err != nil {
+		return state.Instance{}, "", err
+	}
 	conf := agent.Conf{
 		Tag: "machine-" + args.MachineID, Password: password, Model: args.ModelUUID,
-		APIAddr: p.apiAddr, CACert: p.caCert, ID: args.MachineID,
+		APIAddr: p.apiAddr, CACert: p.caCert, ID: args.MachineID, Address: addr, Zone: p.host.Hostname,
 	}
 	if err := agent.WriteConf(p.instanceDir(id), conf); err != nil {
 		return state.Instance{}, "", err
 	}
-	inst := state.Instance{ID: id, Hardware: p.host.Hardware(), DNSName: "127.0.0.1", Hostname: id}
+	inst := state.Instance{ID: id, Hardware: p.host.Hardware(), DNSName: addr, Hostname: id}
 	return inst, password, nil
 }
 
@@ -152,6 +161,37 @@ func (p *Provider) StopInstance(instanceID string) error {
 }
 
 func (p *Provider) instanceDir(id string) string { return filepath.Join(p.dir, id) }
+
+// address gives instance id a loopback address of its own (every 127.0.0.0/8 address reaches
+// this host), so that units of one application on two machines can each bind the same port.
+// An instance keeps the address in its agent configuration; a new one takes the lowest free
+// address from 127.1.0.1 on (127.0.0.x is left to the host and the controller). Callers hold
+// p.mu.
+func (p *Provider) address(id string) (string, error) {
+	if conf, err := agent.ReadConf(p.instanceDir(id)); err == nil && conf.Address != "" {
+		return conf.Address, nil // provisioned again (retry-provisioning): same address
+	}
+	entries, err := os.ReadDir(p.dir)
+	if err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("listing instances: %w", err)
+	}
+	used := map[string]bool{}
+	for _, e := range entries {
+		if conf, err := agent.ReadConf(filepath.Join(p.dir, e.Name())); err == nil {
+			used[conf.Address] = true
+		}
+	}
+	for n := 1 << 16; n < 1<<24; n++ {
+		if last := n & 0xff; last == 0 || last == 0xff {
+			continue
+		}
+		addr := fmt.Sprintf("127.%d.%d.%d", n>>16, (n>>8)&0xff, n&0xff)
+		if !used[addr] {
+			return addr, nil
+		}
+	}
+	return "", fmt.Errorf("no loopback address left for instance %s", id)
+}
 
 // DetectHost reads the host's cores, memory, arch and the disk that holds dir.
 func DetectHost(dir string) (Host, error) {
