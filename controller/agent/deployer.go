@@ -89,6 +89,9 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		if err := unpackCharm(archive, filepath.Join(dir, "charm")); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
+		if err := recordDeployedCharm(dir, u.CharmUrl); err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
 		conf := Conf{
 			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: d.conf.Model,
 			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name, Address: d.conf.Address, Zone: d.conf.Zone,

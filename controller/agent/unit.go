@@ -389,6 +389,8 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 		a.remember(func(st *uniterState) { delete(st.Relations, s.id) })
 	case s.forget:
 		a.remember(func(st *uniterState) { delete(st.Relations, s.id) })
+	case s.upgrade != "":
+		return a.upgradeCharm(ctx, s.upgrade, snap)
 	}
 	return nil
 }

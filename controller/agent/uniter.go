@@ -21,6 +21,7 @@ const (
 	hookStop                  = "stop"
 	hookRemove                = "remove"
 	hookUpdateStatus          = "update-status"
+	hookUpgradeCharm          = "upgrade-charm"
 	hookCreated               = "created"
 	hookJoined                = "joined"
 	hookChanged               = "changed"
@@ -74,6 +75,9 @@ type step struct {
 	// already gone from the store.
 	leave, forget bool
 	id            int64
+	// upgrade: put this charm (its URL) in place of the unit's and tell the controller
+	// (juju refresh); upgrade-charm is owed then.
+	upgrade string
 }
 
 // snapshot is what the agent read of the store for one pass.
@@ -132,6 +136,11 @@ func nextStep(st *uniterState, s *snapshot) *step {
 	}
 	if !st.Installed {
 		return &step{hook: &hookSpec{Kind: hookInstall}}
+	}
+	if !dying {
+		if s := upgradeSteps(st, s); s != nil {
+			return s
+		}
 	}
 	if !dying && !st.Started {
 		if s := createdSteps(st, s); s != nil {
@@ -301,6 +310,9 @@ func (st *uniterState) commit(h *hookSpec) {
 		st.Removed = true
 	case hookLeaderSettingsChanged:
 		st.LeaderSettings = h.Revision
+	case hookUpgradeCharm:
+		// Juju runs config-changed after upgrade-charm, whether the config changed or not.
+		st.UpgradeCharm, st.ConfigHash = false, ""
 	}
 	rs := st.Relations[h.RelationID]
 	if rs == nil {

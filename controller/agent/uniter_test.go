@@ -39,6 +39,11 @@ func drive(t *testing.T, st *uniterState, s *snapshot) []string {
 		case next.forget:
 			got = append(got, "forget")
 			delete(st.Relations, next.id)
+		case next.upgrade != "":
+			// What unitAgent.upgradeCharm does: swap, record, report.
+			got = append(got, "upgrade "+next.upgrade)
+			st.CharmURL, st.UpgradeCharm = next.upgrade, true
+			s.unit.CharmUrl = next.upgrade
 		}
 	}
 }
@@ -242,4 +247,48 @@ func TestDepartingUnit(t *testing.T) {
 	if _, ok := got["JUJU_DEPARTING_UNIT"]; ok {
 		t.Errorf("JUJU_DEPARTING_UNIT outside -departed")
 	}
+}
+
+// juju refresh: an installed, alive unit whose application has a new charm puts it in place,
+// then runs upgrade-charm and, as Juju does, config-changed after it (the config unchanged).
+func TestUpgradeCharmThenConfigChanged(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl, st.CharmURL = "local:wordpress-1", "local:wordpress-1", "local:wordpress-1"
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	s.app.CharmUrl = "local:wordpress-2"
+	expectSteps(t, drive(t, st, s), "upgrade local:wordpress-2", "upgrade-charm", "config-changed")
+	expectSteps(t, drive(t, st, s))
+	if st.CharmURL != "local:wordpress-2" || st.UpgradeCharm {
+		t.Errorf("record: charm %q, upgrade-charm owed %v", st.CharmURL, st.UpgradeCharm)
+	}
+}
+
+// A record from before upgrades (no charm URL) goes by the unit's charm in the store; a swap
+// not yet reported to the controller is reported before the hook runs.
+func TestUpgradeCharmRecordAndReport(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl = "local:wordpress-1", "local:wordpress-1"
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	// Swapped and recorded, then the agent stopped before telling the controller.
+	st.CharmURL, st.UpgradeCharm = "local:wordpress-2", true
+	s.app.CharmUrl = "local:wordpress-2"
+	expectSteps(t, drive(t, st, s), "upgrade local:wordpress-2", "upgrade-charm", "config-changed")
+}
+
+// Not before install (install runs first, with the charm the unit has), never while dying.
+func TestUpgradeCharmOnlyInstalledAndAlive_LU2(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl, st.CharmURL = "local:wordpress-2", "local:wordpress-1", "local:wordpress-1"
+	expectSteps(t, drive(t, st, s), "install", "upgrade local:wordpress-2", "upgrade-charm", "config-changed", "start")
+
+	st = fresh()
+	s = unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl, st.CharmURL = "local:wordpress-1", "local:wordpress-1", "local:wordpress-1"
+	drive(t, st, s)
+	s.unit.Life = "dying"
+	s.app.CharmUrl = "local:wordpress-2"
+	expectSteps(t, drive(t, st, s), "stop", "remove")
 }

@@ -35,6 +35,12 @@ type uniterState struct {
 	// Before is the workload status the failure replaced, restored when it is resolved.
 	BeforeStatus  string `json:"before-status,omitempty"`
 	BeforeMessage string `json:"before-message,omitempty"`
+	// CharmURL is the charm in the unit's charm directory: set at deploy from the unit's
+	// charm_url, then by each upgrade (juju refresh). "" in records older than upgrades: the
+	// unit's charm_url in the store says then.
+	CharmURL string `json:"charm-url,omitempty"`
+	// UpgradeCharm: the charm was upgraded and its upgrade-charm hook is owed.
+	UpgradeCharm bool `json:"upgrade-charm,omitempty"`
 }
 
 // relationState is one joined relation: the counterparts whose joined hook ran, with the

@@ -21,6 +21,66 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SetUnitCharmRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit          string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	CharmUrl      string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetUnitCharmRequest) Reset() {
+	*x = SetUnitCharmRequest{}
+	mi := &file_agent_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetUnitCharmRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetUnitCharmRequest) ProtoMessage() {}
+
+func (x *SetUnitCharmRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetUnitCharmRequest.ProtoReflect.Descriptor instead.
+func (*SetUnitCharmRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SetUnitCharmRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetUnitCharmRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *SetUnitCharmRequest) GetCharmUrl() string {
+	if x != nil {
+		return x.CharmUrl
+	}
+	return ""
+}
+
 type AgentEntity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -32,7 +92,7 @@ type AgentEntity struct {
 
 func (x *AgentEntity) Reset() {
 	*x = AgentEntity{}
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +104,7 @@ func (x *AgentEntity) String() string {
 func (*AgentEntity) ProtoMessage() {}
 
 func (x *AgentEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +117,7 @@ func (x *AgentEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEntity.ProtoReflect.Descriptor instead.
 func (*AgentEntity) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{0}
+	return file_agent_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *AgentEntity) GetModel() string {
@@ -88,7 +148,7 @@ type AgentMachine struct {
 
 func (x *AgentMachine) Reset() {
 	*x = AgentMachine{}
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -100,7 +160,7 @@ func (x *AgentMachine) String() string {
 func (*AgentMachine) ProtoMessage() {}
 
 func (x *AgentMachine) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -113,7 +173,7 @@ func (x *AgentMachine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentMachine.ProtoReflect.Descriptor instead.
 func (*AgentMachine) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{1}
+	return file_agent_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AgentMachine) GetId() string {
@@ -185,7 +245,7 @@ type AgentUnit struct {
 
 func (x *AgentUnit) Reset() {
 	*x = AgentUnit{}
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -197,7 +257,7 @@ func (x *AgentUnit) String() string {
 func (*AgentUnit) ProtoMessage() {}
 
 func (x *AgentUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -210,7 +270,7 @@ func (x *AgentUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnit.ProtoReflect.Descriptor instead.
 func (*AgentUnit) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{2}
+	return file_agent_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AgentUnit) GetName() string {
@@ -327,7 +387,7 @@ type AgentUnits struct {
 
 func (x *AgentUnits) Reset() {
 	*x = AgentUnits{}
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -339,7 +399,7 @@ func (x *AgentUnits) String() string {
 func (*AgentUnits) ProtoMessage() {}
 
 func (x *AgentUnits) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -352,7 +412,7 @@ func (x *AgentUnits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnits.ProtoReflect.Descriptor instead.
 func (*AgentUnits) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{3}
+	return file_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AgentUnits) GetUnits() []*AgentUnit {
@@ -373,7 +433,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -385,7 +445,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -398,7 +458,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{4}
+	return file_agent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SetStatusRequest) GetModel() string {
@@ -430,7 +490,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -442,7 +502,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -455,7 +515,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{5}
+	return file_agent_proto_rawDescGZIP(), []int{6}
 }
 
 type SetPasswordRequest struct {
@@ -469,7 +529,7 @@ type SetPasswordRequest struct {
 
 func (x *SetPasswordRequest) Reset() {
 	*x = SetPasswordRequest{}
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -481,7 +541,7 @@ func (x *SetPasswordRequest) String() string {
 func (*SetPasswordRequest) ProtoMessage() {}
 
 func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -494,7 +554,7 @@ func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
 func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{6}
+	return file_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetPasswordRequest) GetModel() string {
@@ -526,7 +586,7 @@ type SetPasswordResponse struct {
 
 func (x *SetPasswordResponse) Reset() {
 	*x = SetPasswordResponse{}
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +598,7 @@ func (x *SetPasswordResponse) String() string {
 func (*SetPasswordResponse) ProtoMessage() {}
 
 func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +611,7 @@ func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
 func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{7}
+	return file_agent_proto_rawDescGZIP(), []int{8}
 }
 
 type SetUnitStatusRequest struct {
@@ -568,7 +628,7 @@ type SetUnitStatusRequest struct {
 
 func (x *SetUnitStatusRequest) Reset() {
 	*x = SetUnitStatusRequest{}
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +640,7 @@ func (x *SetUnitStatusRequest) String() string {
 func (*SetUnitStatusRequest) ProtoMessage() {}
 
 func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +653,7 @@ func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{8}
+	return file_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetUnitStatusRequest) GetModel() string {
@@ -641,7 +701,7 @@ type CharmRef struct {
 
 func (x *CharmRef) Reset() {
 	*x = CharmRef{}
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -653,7 +713,7 @@ func (x *CharmRef) String() string {
 func (*CharmRef) ProtoMessage() {}
 
 func (x *CharmRef) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -666,7 +726,7 @@ func (x *CharmRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmRef.ProtoReflect.Descriptor instead.
 func (*CharmRef) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{9}
+	return file_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CharmRef) GetModel() string {
@@ -693,7 +753,7 @@ type CharmArchive struct {
 
 func (x *CharmArchive) Reset() {
 	*x = CharmArchive{}
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +765,7 @@ func (x *CharmArchive) String() string {
 func (*CharmArchive) ProtoMessage() {}
 
 func (x *CharmArchive) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,7 +778,7 @@ func (x *CharmArchive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmArchive.ProtoReflect.Descriptor instead.
 func (*CharmArchive) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{10}
+	return file_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CharmArchive) GetUrl() string {
@@ -758,7 +818,7 @@ type AgentApplication struct {
 
 func (x *AgentApplication) Reset() {
 	*x = AgentApplication{}
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +830,7 @@ func (x *AgentApplication) String() string {
 func (*AgentApplication) ProtoMessage() {}
 
 func (x *AgentApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +843,7 @@ func (x *AgentApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentApplication.ProtoReflect.Descriptor instead.
 func (*AgentApplication) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{11}
+	return file_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AgentApplication) GetName() string {
@@ -877,7 +937,7 @@ type AgentRelation struct {
 
 func (x *AgentRelation) Reset() {
 	*x = AgentRelation{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +949,7 @@ func (x *AgentRelation) String() string {
 func (*AgentRelation) ProtoMessage() {}
 
 func (x *AgentRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +962,7 @@ func (x *AgentRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelation.ProtoReflect.Descriptor instead.
 func (*AgentRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AgentRelation) GetId() int64 {
@@ -1000,7 +1060,7 @@ type RelationMember struct {
 
 func (x *RelationMember) Reset() {
 	*x = RelationMember{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1072,7 @@ func (x *RelationMember) String() string {
 func (*RelationMember) ProtoMessage() {}
 
 func (x *RelationMember) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1085,7 @@ func (x *RelationMember) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationMember.ProtoReflect.Descriptor instead.
 func (*RelationMember) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RelationMember) GetUnit() string {
@@ -1059,7 +1119,7 @@ type RelationSettingsRequest struct {
 
 func (x *RelationSettingsRequest) Reset() {
 	*x = RelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1131,7 @@ func (x *RelationSettingsRequest) String() string {
 func (*RelationSettingsRequest) ProtoMessage() {}
 
 func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1144,7 @@ func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*RelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RelationSettingsRequest) GetModel() string {
@@ -1131,7 +1191,7 @@ type RelationSettingsResponse struct {
 
 func (x *RelationSettingsResponse) Reset() {
 	*x = RelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1203,7 @@ func (x *RelationSettingsResponse) String() string {
 func (*RelationSettingsResponse) ProtoMessage() {}
 
 func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1216,7 @@ func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*RelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RelationSettingsResponse) GetSettings() map[string]string {
@@ -1181,7 +1241,7 @@ type SetRelationSettingsRequest struct {
 
 func (x *SetRelationSettingsRequest) Reset() {
 	*x = SetRelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1193,7 +1253,7 @@ func (x *SetRelationSettingsRequest) String() string {
 func (*SetRelationSettingsRequest) ProtoMessage() {}
 
 func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1206,7 +1266,7 @@ func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SetRelationSettingsRequest) GetModel() string {
@@ -1254,7 +1314,7 @@ type SetRelationSettingsResponse struct {
 
 func (x *SetRelationSettingsResponse) Reset() {
 	*x = SetRelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1266,7 +1326,7 @@ func (x *SetRelationSettingsResponse) String() string {
 func (*SetRelationSettingsResponse) ProtoMessage() {}
 
 func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1279,7 +1339,7 @@ func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SetRelationSettingsResponse) GetChanged() bool {
@@ -1300,7 +1360,7 @@ type ClaimLeadershipRequest struct {
 
 func (x *ClaimLeadershipRequest) Reset() {
 	*x = ClaimLeadershipRequest{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1372,7 @@ func (x *ClaimLeadershipRequest) String() string {
 func (*ClaimLeadershipRequest) ProtoMessage() {}
 
 func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1385,7 @@ func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ClaimLeadershipRequest) GetModel() string {
@@ -1359,7 +1419,7 @@ type ClaimLeadershipResponse struct {
 
 func (x *ClaimLeadershipResponse) Reset() {
 	*x = ClaimLeadershipResponse{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1371,7 +1431,7 @@ func (x *ClaimLeadershipResponse) String() string {
 func (*ClaimLeadershipResponse) ProtoMessage() {}
 
 func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1384,7 +1444,7 @@ func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ClaimLeadershipResponse) GetHeld() bool {
@@ -1411,7 +1471,7 @@ type LeaderSettingsResponse struct {
 
 func (x *LeaderSettingsResponse) Reset() {
 	*x = LeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1483,7 @@ func (x *LeaderSettingsResponse) String() string {
 func (*LeaderSettingsResponse) ProtoMessage() {}
 
 func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1496,7 @@ func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*LeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LeaderSettingsResponse) GetSettings() map[string]string {
@@ -1465,7 +1525,7 @@ type SetLeaderSettingsRequest struct {
 
 func (x *SetLeaderSettingsRequest) Reset() {
 	*x = SetLeaderSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1477,7 +1537,7 @@ func (x *SetLeaderSettingsRequest) String() string {
 func (*SetLeaderSettingsRequest) ProtoMessage() {}
 
 func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1490,7 +1550,7 @@ func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SetLeaderSettingsRequest) GetModel() string {
@@ -1522,7 +1582,7 @@ type SetLeaderSettingsResponse struct {
 
 func (x *SetLeaderSettingsResponse) Reset() {
 	*x = SetLeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1594,7 @@ func (x *SetLeaderSettingsResponse) String() string {
 func (*SetLeaderSettingsResponse) ProtoMessage() {}
 
 func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1607,7 @@ func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 type SetUnitPortsRequest struct {
@@ -1563,7 +1623,7 @@ type SetUnitPortsRequest struct {
 
 func (x *SetUnitPortsRequest) Reset() {
 	*x = SetUnitPortsRequest{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1635,7 @@ func (x *SetUnitPortsRequest) String() string {
 func (*SetUnitPortsRequest) ProtoMessage() {}
 
 func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1648,7 @@ func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SetUnitPortsRequest) GetModel() string {
@@ -1629,7 +1689,7 @@ type SetUnitPortsResponse struct {
 
 func (x *SetUnitPortsResponse) Reset() {
 	*x = SetUnitPortsResponse{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1641,7 +1701,7 @@ func (x *SetUnitPortsResponse) String() string {
 func (*SetUnitPortsResponse) ProtoMessage() {}
 
 func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1654,7 +1714,7 @@ func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsResponse.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SetUnitPortsResponse) GetOpenPorts() []string {
@@ -1675,7 +1735,7 @@ type SetApplicationVersionRequest struct {
 
 func (x *SetApplicationVersionRequest) Reset() {
 	*x = SetApplicationVersionRequest{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1687,7 +1747,7 @@ func (x *SetApplicationVersionRequest) String() string {
 func (*SetApplicationVersionRequest) ProtoMessage() {}
 
 func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1700,7 +1760,7 @@ func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetApplicationVersionRequest.ProtoReflect.Descriptor instead.
 func (*SetApplicationVersionRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SetApplicationVersionRequest) GetModel() string {
@@ -1739,7 +1799,7 @@ type UnitRelationsRequest struct {
 
 func (x *UnitRelationsRequest) Reset() {
 	*x = UnitRelationsRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1811,7 @@ func (x *UnitRelationsRequest) String() string {
 func (*UnitRelationsRequest) ProtoMessage() {}
 
 func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1824,7 @@ func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitRelationsRequest.ProtoReflect.Descriptor instead.
 func (*UnitRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UnitRelationsRequest) GetModel() string {
@@ -1804,7 +1864,7 @@ type AgentRelations struct {
 
 func (x *AgentRelations) Reset() {
 	*x = AgentRelations{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1816,7 +1876,7 @@ func (x *AgentRelations) String() string {
 func (*AgentRelations) ProtoMessage() {}
 
 func (x *AgentRelations) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1829,7 +1889,7 @@ func (x *AgentRelations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
 func (*AgentRelations) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AgentRelations) GetRelations() []*AgentRelation {
@@ -1852,7 +1912,7 @@ type ScopeRequest struct {
 
 func (x *ScopeRequest) Reset() {
 	*x = ScopeRequest{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +1924,7 @@ func (x *ScopeRequest) String() string {
 func (*ScopeRequest) ProtoMessage() {}
 
 func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +1937,7 @@ func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
 func (*ScopeRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ScopeRequest) GetModel() string {
@@ -1920,7 +1980,7 @@ type ScopeResponse struct {
 
 func (x *ScopeResponse) Reset() {
 	*x = ScopeResponse{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +1992,7 @@ func (x *ScopeResponse) String() string {
 func (*ScopeResponse) ProtoMessage() {}
 
 func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2005,7 @@ func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
 func (*ScopeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ScopeResponse) GetSubordinate() string {
@@ -1972,7 +2032,7 @@ type LifeResponse struct {
 
 func (x *LifeResponse) Reset() {
 	*x = LifeResponse{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1984,7 +2044,7 @@ func (x *LifeResponse) String() string {
 func (*LifeResponse) ProtoMessage() {}
 
 func (x *LifeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1997,7 +2057,7 @@ func (x *LifeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
 func (*LifeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *LifeResponse) GetLife() string {
@@ -2018,7 +2078,7 @@ type ApplicationStatusResponse struct {
 
 func (x *ApplicationStatusResponse) Reset() {
 	*x = ApplicationStatusResponse{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2030,7 +2090,7 @@ func (x *ApplicationStatusResponse) String() string {
 func (*ApplicationStatusResponse) ProtoMessage() {}
 
 func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2043,7 +2103,7 @@ func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationStatusResponse.ProtoReflect.Descriptor instead.
 func (*ApplicationStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ApplicationStatusResponse) GetApplication() *StatusInfo {
@@ -2069,7 +2129,7 @@ type CharmStateResponse struct {
 
 func (x *CharmStateResponse) Reset() {
 	*x = CharmStateResponse{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2081,7 +2141,7 @@ func (x *CharmStateResponse) String() string {
 func (*CharmStateResponse) ProtoMessage() {}
 
 func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2094,7 +2154,7 @@ func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmStateResponse.ProtoReflect.Descriptor instead.
 func (*CharmStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CharmStateResponse) GetState() map[string]string {
@@ -2116,7 +2176,7 @@ type SetCharmStateRequest struct {
 
 func (x *SetCharmStateRequest) Reset() {
 	*x = SetCharmStateRequest{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2128,7 +2188,7 @@ func (x *SetCharmStateRequest) String() string {
 func (*SetCharmStateRequest) ProtoMessage() {}
 
 func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2141,7 +2201,7 @@ func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCharmStateRequest.ProtoReflect.Descriptor instead.
 func (*SetCharmStateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SetCharmStateRequest) GetModel() string {
@@ -2177,7 +2237,7 @@ type GoalStateResponse struct {
 
 func (x *GoalStateResponse) Reset() {
 	*x = GoalStateResponse{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2189,7 +2249,7 @@ func (x *GoalStateResponse) String() string {
 func (*GoalStateResponse) ProtoMessage() {}
 
 func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2202,7 +2262,7 @@ func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStateResponse.ProtoReflect.Descriptor instead.
 func (*GoalStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GoalStateResponse) GetUnits() map[string]*GoalStatus {
@@ -2229,7 +2289,7 @@ type GoalRelation struct {
 
 func (x *GoalRelation) Reset() {
 	*x = GoalRelation{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2241,7 +2301,7 @@ func (x *GoalRelation) String() string {
 func (*GoalRelation) ProtoMessage() {}
 
 func (x *GoalRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +2314,7 @@ func (x *GoalRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalRelation.ProtoReflect.Descriptor instead.
 func (*GoalRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GoalRelation) GetMembers() map[string]*GoalStatus {
@@ -2274,7 +2334,7 @@ type GoalStatus struct {
 
 func (x *GoalStatus) Reset() {
 	*x = GoalStatus{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2286,7 +2346,7 @@ func (x *GoalStatus) String() string {
 func (*GoalStatus) ProtoMessage() {}
 
 func (x *GoalStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2299,7 +2359,7 @@ func (x *GoalStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStatus.ProtoReflect.Descriptor instead.
 func (*GoalStatus) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GoalStatus) GetStatus() string {
@@ -2320,7 +2380,11 @@ var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
 	"\n" +
-	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\"3\n" +
+	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\"\\\n" +
+	"\x13SetUnitCharmRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1b\n" +
+	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\"3\n" +
 	"\vAgentEntity\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"\xac\x01\n" +
@@ -2524,7 +2588,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"GoalStatus\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x14\n" +
-	"\x05since\x18\x02 \x01(\x03R\x05since2\xe6\x0f\n" +
+	"\x05since\x18\x02 \x01(\x03R\x05since2\xb0\x10\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -2558,7 +2622,8 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"CharmState\x12\x14.juju.v1.AgentEntity\x1a\x1b.juju.v1.CharmStateResponse\x12J\n" +
 	"\rSetCharmState\x12\x1d.juju.v1.SetCharmStateRequest\x1a\x1a.juju.v1.SetStatusResponse\x12=\n" +
-	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponse\x12H\n" +
+	"\fSetUnitCharm\x12\x1c.juju.v1.SetUnitCharmRequest\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -2572,143 +2637,146 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_agent_proto_goTypes = []any{
-	(*AgentEntity)(nil),                  // 0: juju.v1.AgentEntity
-	(*AgentMachine)(nil),                 // 1: juju.v1.AgentMachine
-	(*AgentUnit)(nil),                    // 2: juju.v1.AgentUnit
-	(*AgentUnits)(nil),                   // 3: juju.v1.AgentUnits
-	(*SetStatusRequest)(nil),             // 4: juju.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),            // 5: juju.v1.SetStatusResponse
-	(*SetPasswordRequest)(nil),           // 6: juju.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),          // 7: juju.v1.SetPasswordResponse
-	(*SetUnitStatusRequest)(nil),         // 8: juju.v1.SetUnitStatusRequest
-	(*CharmRef)(nil),                     // 9: juju.v1.CharmRef
-	(*CharmArchive)(nil),                 // 10: juju.v1.CharmArchive
-	(*AgentApplication)(nil),             // 11: juju.v1.AgentApplication
-	(*AgentRelation)(nil),                // 12: juju.v1.AgentRelation
-	(*RelationMember)(nil),               // 13: juju.v1.RelationMember
-	(*RelationSettingsRequest)(nil),      // 14: juju.v1.RelationSettingsRequest
-	(*RelationSettingsResponse)(nil),     // 15: juju.v1.RelationSettingsResponse
-	(*SetRelationSettingsRequest)(nil),   // 16: juju.v1.SetRelationSettingsRequest
-	(*SetRelationSettingsResponse)(nil),  // 17: juju.v1.SetRelationSettingsResponse
-	(*ClaimLeadershipRequest)(nil),       // 18: juju.v1.ClaimLeadershipRequest
-	(*ClaimLeadershipResponse)(nil),      // 19: juju.v1.ClaimLeadershipResponse
-	(*LeaderSettingsResponse)(nil),       // 20: juju.v1.LeaderSettingsResponse
-	(*SetLeaderSettingsRequest)(nil),     // 21: juju.v1.SetLeaderSettingsRequest
-	(*SetLeaderSettingsResponse)(nil),    // 22: juju.v1.SetLeaderSettingsResponse
-	(*SetUnitPortsRequest)(nil),          // 23: juju.v1.SetUnitPortsRequest
-	(*SetUnitPortsResponse)(nil),         // 24: juju.v1.SetUnitPortsResponse
-	(*SetApplicationVersionRequest)(nil), // 25: juju.v1.SetApplicationVersionRequest
-	(*UnitRelationsRequest)(nil),         // 26: juju.v1.UnitRelationsRequest
-	(*AgentRelations)(nil),               // 27: juju.v1.AgentRelations
-	(*ScopeRequest)(nil),                 // 28: juju.v1.ScopeRequest
-	(*ScopeResponse)(nil),                // 29: juju.v1.ScopeResponse
-	(*LifeResponse)(nil),                 // 30: juju.v1.LifeResponse
-	(*ApplicationStatusResponse)(nil),    // 31: juju.v1.ApplicationStatusResponse
-	(*CharmStateResponse)(nil),           // 32: juju.v1.CharmStateResponse
-	(*SetCharmStateRequest)(nil),         // 33: juju.v1.SetCharmStateRequest
-	(*GoalStateResponse)(nil),            // 34: juju.v1.GoalStateResponse
-	(*GoalRelation)(nil),                 // 35: juju.v1.GoalRelation
-	(*GoalStatus)(nil),                   // 36: juju.v1.GoalStatus
-	nil,                                  // 37: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 38: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 39: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 40: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 41: juju.v1.ScopeRequest.SettingsEntry
-	nil,                                  // 42: juju.v1.ApplicationStatusResponse.UnitsEntry
-	nil,                                  // 43: juju.v1.CharmStateResponse.StateEntry
-	nil,                                  // 44: juju.v1.SetCharmStateRequest.StateEntry
-	nil,                                  // 45: juju.v1.GoalStateResponse.UnitsEntry
-	nil,                                  // 46: juju.v1.GoalStateResponse.RelationsEntry
-	nil,                                  // 47: juju.v1.GoalRelation.MembersEntry
-	(*Base)(nil),                         // 48: juju.v1.Base
-	(*StatusInfo)(nil),                   // 49: juju.v1.StatusInfo
+	(*SetUnitCharmRequest)(nil),          // 0: juju.v1.SetUnitCharmRequest
+	(*AgentEntity)(nil),                  // 1: juju.v1.AgentEntity
+	(*AgentMachine)(nil),                 // 2: juju.v1.AgentMachine
+	(*AgentUnit)(nil),                    // 3: juju.v1.AgentUnit
+	(*AgentUnits)(nil),                   // 4: juju.v1.AgentUnits
+	(*SetStatusRequest)(nil),             // 5: juju.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),            // 6: juju.v1.SetStatusResponse
+	(*SetPasswordRequest)(nil),           // 7: juju.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),          // 8: juju.v1.SetPasswordResponse
+	(*SetUnitStatusRequest)(nil),         // 9: juju.v1.SetUnitStatusRequest
+	(*CharmRef)(nil),                     // 10: juju.v1.CharmRef
+	(*CharmArchive)(nil),                 // 11: juju.v1.CharmArchive
+	(*AgentApplication)(nil),             // 12: juju.v1.AgentApplication
+	(*AgentRelation)(nil),                // 13: juju.v1.AgentRelation
+	(*RelationMember)(nil),               // 14: juju.v1.RelationMember
+	(*RelationSettingsRequest)(nil),      // 15: juju.v1.RelationSettingsRequest
+	(*RelationSettingsResponse)(nil),     // 16: juju.v1.RelationSettingsResponse
+	(*SetRelationSettingsRequest)(nil),   // 17: juju.v1.SetRelationSettingsRequest
+	(*SetRelationSettingsResponse)(nil),  // 18: juju.v1.SetRelationSettingsResponse
+	(*ClaimLeadershipRequest)(nil),       // 19: juju.v1.ClaimLeadershipRequest
+	(*ClaimLeadershipResponse)(nil),      // 20: juju.v1.ClaimLeadershipResponse
+	(*LeaderSettingsResponse)(nil),       // 21: juju.v1.LeaderSettingsResponse
+	(*SetLeaderSettingsRequest)(nil),     // 22: juju.v1.SetLeaderSettingsRequest
+	(*SetLeaderSettingsResponse)(nil),    // 23: juju.v1.SetLeaderSettingsResponse
+	(*SetUnitPortsRequest)(nil),          // 24: juju.v1.SetUnitPortsRequest
+	(*SetUnitPortsResponse)(nil),         // 25: juju.v1.SetUnitPortsResponse
+	(*SetApplicationVersionRequest)(nil), // 26: juju.v1.SetApplicationVersionRequest
+	(*UnitRelationsRequest)(nil),         // 27: juju.v1.UnitRelationsRequest
+	(*AgentRelations)(nil),               // 28: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),                 // 29: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),                // 30: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),                 // 31: juju.v1.LifeResponse
+	(*ApplicationStatusResponse)(nil),    // 32: juju.v1.ApplicationStatusResponse
+	(*CharmStateResponse)(nil),           // 33: juju.v1.CharmStateResponse
+	(*SetCharmStateRequest)(nil),         // 34: juju.v1.SetCharmStateRequest
+	(*GoalStateResponse)(nil),            // 35: juju.v1.GoalStateResponse
+	(*GoalRelation)(nil),                 // 36: juju.v1.GoalRelation
+	(*GoalStatus)(nil),                   // 37: juju.v1.GoalStatus
+	nil,                                  // 38: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 39: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 40: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 41: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 42: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 43: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 44: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 45: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 46: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 47: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 48: juju.v1.GoalRelation.MembersEntry
+	(*Base)(nil),                         // 49: juju.v1.Base
+	(*StatusInfo)(nil),                   // 50: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	48, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	49, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	49, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
-	2,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	49, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	49, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	49, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	13, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	37, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	38, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	39, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	40, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	12, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	41, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	49, // 14: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
-	42, // 15: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
-	43, // 16: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
-	44, // 17: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
-	45, // 18: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
-	46, // 19: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
-	47, // 20: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
-	49, // 21: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
-	36, // 22: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
-	35, // 23: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
-	36, // 24: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
-	0,  // 25: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	4,  // 26: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 27: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	0,  // 28: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	6,  // 29: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	8,  // 30: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	9,  // 31: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	0,  // 32: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	26, // 33: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	28, // 34: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	28, // 35: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	0,  // 36: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	0,  // 37: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	0,  // 38: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	0,  // 39: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	14, // 40: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	16, // 41: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	18, // 42: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	0,  // 43: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	21, // 44: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	23, // 45: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	25, // 46: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	4,  // 47: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	0,  // 48: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	0,  // 49: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
-	0,  // 50: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
-	33, // 51: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
-	0,  // 52: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
-	1,  // 53: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	5,  // 54: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	3,  // 55: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	2,  // 56: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	7,  // 57: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	5,  // 58: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 59: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	11, // 60: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	27, // 61: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	29, // 62: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	29, // 63: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	30, // 64: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	30, // 65: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	30, // 66: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	30, // 67: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	15, // 68: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	17, // 69: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	19, // 70: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	20, // 71: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	22, // 72: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	24, // 73: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	5,  // 74: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	5,  // 75: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	5,  // 76: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	31, // 77: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	32, // 78: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	5,  // 79: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	34, // 80: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	53, // [53:81] is the sub-list for method output_type
-	25, // [25:53] is the sub-list for method input_type
+	49, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	50, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	50, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	3,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
+	50, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	50, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	50, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	14, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
+	38, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	39, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	40, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	41, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	13, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	42, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	50, // 14: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	43, // 15: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	44, // 16: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	45, // 17: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	46, // 18: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	47, // 19: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	48, // 20: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	50, // 21: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	37, // 22: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	36, // 23: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	37, // 24: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	1,  // 25: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	5,  // 26: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	1,  // 27: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	1,  // 28: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	7,  // 29: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	9,  // 30: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	10, // 31: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	1,  // 32: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	27, // 33: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	29, // 34: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	29, // 35: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	1,  // 36: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	1,  // 37: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	1,  // 38: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	1,  // 39: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	15, // 40: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	17, // 41: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	19, // 42: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	1,  // 43: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	22, // 44: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	24, // 45: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	26, // 46: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	5,  // 47: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	1,  // 48: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	1,  // 49: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	1,  // 50: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	34, // 51: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	1,  // 52: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	0,  // 53: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
+	2,  // 54: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	6,  // 55: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	4,  // 56: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	3,  // 57: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	8,  // 58: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	6,  // 59: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	11, // 60: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	12, // 61: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	28, // 62: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	30, // 63: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	30, // 64: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	31, // 65: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	31, // 66: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	31, // 67: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	31, // 68: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	16, // 69: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	18, // 70: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	20, // 71: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	21, // 72: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	23, // 73: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	25, // 74: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	6,  // 75: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	6,  // 76: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	6,  // 77: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	32, // 78: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	33, // 79: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	6,  // 80: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	35, // 81: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	6,  // 82: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	54, // [54:83] is the sub-list for method output_type
+	25, // [25:54] is the sub-list for method input_type
 	25, // [25:25] is the sub-list for extension type_name
 	25, // [25:25] is the sub-list for extension extendee
 	0,  // [0:25] is the sub-list for field type_name
@@ -2726,7 +2794,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,6 +47,7 @@ const (
 	AgentService_CharmState_FullMethodName            = "/juju.v1.AgentService/CharmState"
 	AgentService_SetCharmState_FullMethodName         = "/juju.v1.AgentService/SetCharmState"
 	AgentService_GoalState_FullMethodName             = "/juju.v1.AgentService/GoalState"
+	AgentService_SetUnitCharm_FullMethodName          = "/juju.v1.AgentService/SetUnitCharm"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -120,6 +121,9 @@ type AgentServiceClient interface {
 	SetCharmState(ctx context.Context, in *SetCharmStateRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 	// GoalState is what the unit's application and its relations are heading to (goal-state).
 	GoalState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*GoalStateResponse, error)
+	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
+	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
+	SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 }
 
 type agentServiceClient struct {
@@ -410,6 +414,16 @@ func (c *agentServiceClient) GoalState(ctx context.Context, in *AgentEntity, opt
 	return out, nil
 }
 
+func (c *agentServiceClient) SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_SetUnitCharm_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -481,6 +495,9 @@ type AgentServiceServer interface {
 	SetCharmState(context.Context, *SetCharmStateRequest) (*SetStatusResponse, error)
 	// GoalState is what the unit's application and its relations are heading to (goal-state).
 	GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error)
+	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
+	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
+	SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -574,6 +591,9 @@ func (UnimplementedAgentServiceServer) SetCharmState(context.Context, *SetCharmS
 }
 func (UnimplementedAgentServiceServer) GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GoalState not implemented")
+}
+func (UnimplementedAgentServiceServer) SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetUnitCharm not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -1100,6 +1120,24 @@ func _AgentService_GoalState_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_SetUnitCharm_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetUnitCharmRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).SetUnitCharm(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_SetUnitCharm_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).SetUnitCharm(ctx, req.(*SetUnitCharmRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1218,6 +1256,10 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GoalState",
 			Handler:    _AgentService_GoalState_Handler,
+		},
+		{
+			MethodName: "SetUnitCharm",
+			Handler:    _AgentService_SetUnitCharm_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

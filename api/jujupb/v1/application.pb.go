@@ -21,6 +21,112 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SetCharmRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	// The uploaded charm, local:<name>-<revision> (UploadCharm's url).
+	CharmUrl      string `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCharmRequest) Reset() {
+	*x = SetCharmRequest{}
+	mi := &file_application_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCharmRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCharmRequest) ProtoMessage() {}
+
+func (x *SetCharmRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCharmRequest.ProtoReflect.Descriptor instead.
+func (*SetCharmRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SetCharmRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetCharmRequest) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *SetCharmRequest) GetCharmUrl() string {
+	if x != nil {
+		return x.CharmUrl
+	}
+	return ""
+}
+
+type SetCharmResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The charm the application had before.
+	PreviousCharmUrl string `protobuf:"bytes,1,opt,name=previous_charm_url,json=previousCharmUrl,proto3" json:"previous_charm_url,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SetCharmResponse) Reset() {
+	*x = SetCharmResponse{}
+	mi := &file_application_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCharmResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCharmResponse) ProtoMessage() {}
+
+func (x *SetCharmResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCharmResponse.ProtoReflect.Descriptor instead.
+func (*SetCharmResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SetCharmResponse) GetPreviousCharmUrl() string {
+	if x != nil {
+		return x.PreviousCharmUrl
+	}
+	return ""
+}
+
 type ResolveUnitErrorsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -35,7 +141,7 @@ type ResolveUnitErrorsRequest struct {
 
 func (x *ResolveUnitErrorsRequest) Reset() {
 	*x = ResolveUnitErrorsRequest{}
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +153,7 @@ func (x *ResolveUnitErrorsRequest) String() string {
 func (*ResolveUnitErrorsRequest) ProtoMessage() {}
 
 func (x *ResolveUnitErrorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +166,7 @@ func (x *ResolveUnitErrorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUnitErrorsRequest.ProtoReflect.Descriptor instead.
 func (*ResolveUnitErrorsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{0}
+	return file_application_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ResolveUnitErrorsRequest) GetModel() string {
@@ -103,7 +209,7 @@ type ResolveResult struct {
 
 func (x *ResolveResult) Reset() {
 	*x = ResolveResult{}
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -115,7 +221,7 @@ func (x *ResolveResult) String() string {
 func (*ResolveResult) ProtoMessage() {}
 
 func (x *ResolveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -128,7 +234,7 @@ func (x *ResolveResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResult.ProtoReflect.Descriptor instead.
 func (*ResolveResult) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{1}
+	return file_application_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ResolveResult) GetName() string {
@@ -161,7 +267,7 @@ type ResolveUnitErrorsResponse struct {
 
 func (x *ResolveUnitErrorsResponse) Reset() {
 	*x = ResolveUnitErrorsResponse{}
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +279,7 @@ func (x *ResolveUnitErrorsResponse) String() string {
 func (*ResolveUnitErrorsResponse) ProtoMessage() {}
 
 func (x *ResolveUnitErrorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +292,7 @@ func (x *ResolveUnitErrorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUnitErrorsResponse.ProtoReflect.Descriptor instead.
 func (*ResolveUnitErrorsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{2}
+	return file_application_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ResolveUnitErrorsResponse) GetResults() []*ResolveResult {
@@ -213,7 +319,7 @@ type ConfigOption struct {
 
 func (x *ConfigOption) Reset() {
 	*x = ConfigOption{}
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +331,7 @@ func (x *ConfigOption) String() string {
 func (*ConfigOption) ProtoMessage() {}
 
 func (x *ConfigOption) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +344,7 @@ func (x *ConfigOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigOption.ProtoReflect.Descriptor instead.
 func (*ConfigOption) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{3}
+	return file_application_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ConfigOption) GetName() string {
@@ -294,7 +400,7 @@ type ApplicationConfig struct {
 
 func (x *ApplicationConfig) Reset() {
 	*x = ApplicationConfig{}
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -306,7 +412,7 @@ func (x *ApplicationConfig) String() string {
 func (*ApplicationConfig) ProtoMessage() {}
 
 func (x *ApplicationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -319,7 +425,7 @@ func (x *ApplicationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationConfig.ProtoReflect.Descriptor instead.
 func (*ApplicationConfig) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{4}
+	return file_application_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ApplicationConfig) GetApplication() string {
@@ -356,7 +462,7 @@ type SetConfigRequest struct {
 
 func (x *SetConfigRequest) Reset() {
 	*x = SetConfigRequest{}
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -368,7 +474,7 @@ func (x *SetConfigRequest) String() string {
 func (*SetConfigRequest) ProtoMessage() {}
 
 func (x *SetConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -381,7 +487,7 @@ func (x *SetConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConfigRequest.ProtoReflect.Descriptor instead.
 func (*SetConfigRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{5}
+	return file_application_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetConfigRequest) GetModel() string {
@@ -420,7 +526,7 @@ type SetConfigResponse struct {
 
 func (x *SetConfigResponse) Reset() {
 	*x = SetConfigResponse{}
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +538,7 @@ func (x *SetConfigResponse) String() string {
 func (*SetConfigResponse) ProtoMessage() {}
 
 func (x *SetConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +551,7 @@ func (x *SetConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConfigResponse.ProtoReflect.Descriptor instead.
 func (*SetConfigResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{6}
+	return file_application_proto_rawDescGZIP(), []int{8}
 }
 
 type UploadCharmRequest struct {
@@ -459,7 +565,7 @@ type UploadCharmRequest struct {
 
 func (x *UploadCharmRequest) Reset() {
 	*x = UploadCharmRequest{}
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +577,7 @@ func (x *UploadCharmRequest) String() string {
 func (*UploadCharmRequest) ProtoMessage() {}
 
 func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +590,7 @@ func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmRequest.ProtoReflect.Descriptor instead.
 func (*UploadCharmRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{7}
+	return file_application_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UploadCharmRequest) GetModel() string {
@@ -511,7 +617,7 @@ type UploadCharmResponse struct {
 
 func (x *UploadCharmResponse) Reset() {
 	*x = UploadCharmResponse{}
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -523,7 +629,7 @@ func (x *UploadCharmResponse) String() string {
 func (*UploadCharmResponse) ProtoMessage() {}
 
 func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -536,7 +642,7 @@ func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmResponse.ProtoReflect.Descriptor instead.
 func (*UploadCharmResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{8}
+	return file_application_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UploadCharmResponse) GetUrl() string {
@@ -569,7 +675,7 @@ type DeployRequest struct {
 
 func (x *DeployRequest) Reset() {
 	*x = DeployRequest{}
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -581,7 +687,7 @@ func (x *DeployRequest) String() string {
 func (*DeployRequest) ProtoMessage() {}
 
 func (x *DeployRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -594,7 +700,7 @@ func (x *DeployRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployRequest.ProtoReflect.Descriptor instead.
 func (*DeployRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{9}
+	return file_application_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DeployRequest) GetModel() string {
@@ -662,7 +768,7 @@ type DeployResponse struct {
 
 func (x *DeployResponse) Reset() {
 	*x = DeployResponse{}
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +780,7 @@ func (x *DeployResponse) String() string {
 func (*DeployResponse) ProtoMessage() {}
 
 func (x *DeployResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +793,7 @@ func (x *DeployResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployResponse.ProtoReflect.Descriptor instead.
 func (*DeployResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{10}
+	return file_application_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeployResponse) GetUnits() []string {
@@ -709,7 +815,7 @@ type AddUnitsRequest struct {
 
 func (x *AddUnitsRequest) Reset() {
 	*x = AddUnitsRequest{}
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -721,7 +827,7 @@ func (x *AddUnitsRequest) String() string {
 func (*AddUnitsRequest) ProtoMessage() {}
 
 func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -734,7 +840,7 @@ func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsRequest.ProtoReflect.Descriptor instead.
 func (*AddUnitsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{11}
+	return file_application_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AddUnitsRequest) GetModel() string {
@@ -774,7 +880,7 @@ type AddUnitsResponse struct {
 
 func (x *AddUnitsResponse) Reset() {
 	*x = AddUnitsResponse{}
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -786,7 +892,7 @@ func (x *AddUnitsResponse) String() string {
 func (*AddUnitsResponse) ProtoMessage() {}
 
 func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -799,7 +905,7 @@ func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsResponse.ProtoReflect.Descriptor instead.
 func (*AddUnitsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{12}
+	return file_application_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AddUnitsResponse) GetUnits() []string {
@@ -819,7 +925,7 @@ type ApplicationRef struct {
 
 func (x *ApplicationRef) Reset() {
 	*x = ApplicationRef{}
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -831,7 +937,7 @@ func (x *ApplicationRef) String() string {
 func (*ApplicationRef) ProtoMessage() {}
 
 func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -844,7 +950,7 @@ func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationRef.ProtoReflect.Descriptor instead.
 func (*ApplicationRef) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{13}
+	return file_application_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ApplicationRef) GetModel() string {
@@ -872,7 +978,7 @@ type SetConstraintsRequest struct {
 
 func (x *SetConstraintsRequest) Reset() {
 	*x = SetConstraintsRequest{}
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +990,7 @@ func (x *SetConstraintsRequest) String() string {
 func (*SetConstraintsRequest) ProtoMessage() {}
 
 func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1003,7 @@ func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsRequest.ProtoReflect.Descriptor instead.
 func (*SetConstraintsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{14}
+	return file_application_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SetConstraintsRequest) GetModel() string {
@@ -929,7 +1035,7 @@ type SetConstraintsResponse struct {
 
 func (x *SetConstraintsResponse) Reset() {
 	*x = SetConstraintsResponse{}
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -941,7 +1047,7 @@ func (x *SetConstraintsResponse) String() string {
 func (*SetConstraintsResponse) ProtoMessage() {}
 
 func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -954,7 +1060,7 @@ func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsResponse.ProtoReflect.Descriptor instead.
 func (*SetConstraintsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{15}
+	return file_application_proto_rawDescGZIP(), []int{17}
 }
 
 type IntegrateRequest struct {
@@ -967,7 +1073,7 @@ type IntegrateRequest struct {
 
 func (x *IntegrateRequest) Reset() {
 	*x = IntegrateRequest{}
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1085,7 @@ func (x *IntegrateRequest) String() string {
 func (*IntegrateRequest) ProtoMessage() {}
 
 func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1098,7 @@ func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateRequest.ProtoReflect.Descriptor instead.
 func (*IntegrateRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{16}
+	return file_application_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *IntegrateRequest) GetModel() string {
@@ -1020,7 +1126,7 @@ type IntegrateResponse struct {
 
 func (x *IntegrateResponse) Reset() {
 	*x = IntegrateResponse{}
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1032,7 +1138,7 @@ func (x *IntegrateResponse) String() string {
 func (*IntegrateResponse) ProtoMessage() {}
 
 func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1045,7 +1151,7 @@ func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateResponse.ProtoReflect.Descriptor instead.
 func (*IntegrateResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{17}
+	return file_application_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *IntegrateResponse) GetId() int64 {
@@ -1085,7 +1191,7 @@ type RemoveRelationRequest struct {
 
 func (x *RemoveRelationRequest) Reset() {
 	*x = RemoveRelationRequest{}
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1203,7 @@ func (x *RemoveRelationRequest) String() string {
 func (*RemoveRelationRequest) ProtoMessage() {}
 
 func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1216,7 @@ func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRelationRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{18}
+	return file_application_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RemoveRelationRequest) GetModel() string {
@@ -1167,7 +1273,7 @@ type RemoveRelationResponse struct {
 
 func (x *RemoveRelationResponse) Reset() {
 	*x = RemoveRelationResponse{}
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1179,7 +1285,7 @@ func (x *RemoveRelationResponse) String() string {
 func (*RemoveRelationResponse) ProtoMessage() {}
 
 func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1192,7 +1298,7 @@ func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveRelationResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{19}
+	return file_application_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RemoveRelationResponse) GetId() int64 {
@@ -1235,7 +1341,7 @@ type RemoveRequest struct {
 
 func (x *RemoveRequest) Reset() {
 	*x = RemoveRequest{}
-	mi := &file_application_proto_msgTypes[20]
+	mi := &file_application_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1247,7 +1353,7 @@ func (x *RemoveRequest) String() string {
 func (*RemoveRequest) ProtoMessage() {}
 
 func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[20]
+	mi := &file_application_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1260,7 +1366,7 @@ func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{20}
+	return file_application_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RemoveRequest) GetModel() string {
@@ -1324,7 +1430,7 @@ type RemoveResult struct {
 
 func (x *RemoveResult) Reset() {
 	*x = RemoveResult{}
-	mi := &file_application_proto_msgTypes[21]
+	mi := &file_application_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1442,7 @@ func (x *RemoveResult) String() string {
 func (*RemoveResult) ProtoMessage() {}
 
 func (x *RemoveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[21]
+	mi := &file_application_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1455,7 @@ func (x *RemoveResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResult.ProtoReflect.Descriptor instead.
 func (*RemoveResult) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{21}
+	return file_application_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RemoveResult) GetName() string {
@@ -1403,7 +1509,7 @@ type RemoveResponse struct {
 
 func (x *RemoveResponse) Reset() {
 	*x = RemoveResponse{}
-	mi := &file_application_proto_msgTypes[22]
+	mi := &file_application_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1415,7 +1521,7 @@ func (x *RemoveResponse) String() string {
 func (*RemoveResponse) ProtoMessage() {}
 
 func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[22]
+	mi := &file_application_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1428,7 +1534,7 @@ func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResponse.ProtoReflect.Descriptor instead.
 func (*RemoveResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{22}
+	return file_application_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RemoveResponse) GetResults() []*RemoveResult {
@@ -1448,7 +1554,7 @@ type ShowUnitRequest struct {
 
 func (x *ShowUnitRequest) Reset() {
 	*x = ShowUnitRequest{}
-	mi := &file_application_proto_msgTypes[23]
+	mi := &file_application_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1460,7 +1566,7 @@ func (x *ShowUnitRequest) String() string {
 func (*ShowUnitRequest) ProtoMessage() {}
 
 func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[23]
+	mi := &file_application_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1473,7 +1579,7 @@ func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShowUnitRequest.ProtoReflect.Descriptor instead.
 func (*ShowUnitRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{23}
+	return file_application_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ShowUnitRequest) GetModel() string {
@@ -1501,7 +1607,7 @@ type RelatedUnit struct {
 
 func (x *RelatedUnit) Reset() {
 	*x = RelatedUnit{}
-	mi := &file_application_proto_msgTypes[24]
+	mi := &file_application_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1619,7 @@ func (x *RelatedUnit) String() string {
 func (*RelatedUnit) ProtoMessage() {}
 
 func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[24]
+	mi := &file_application_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1632,7 @@ func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelatedUnit.ProtoReflect.Descriptor instead.
 func (*RelatedUnit) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{24}
+	return file_application_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RelatedUnit) GetUnit() string {
@@ -1566,7 +1672,7 @@ type RelationInfo struct {
 
 func (x *RelationInfo) Reset() {
 	*x = RelationInfo{}
-	mi := &file_application_proto_msgTypes[25]
+	mi := &file_application_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1684,7 @@ func (x *RelationInfo) String() string {
 func (*RelationInfo) ProtoMessage() {}
 
 func (x *RelationInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[25]
+	mi := &file_application_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1697,7 @@ func (x *RelationInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationInfo.ProtoReflect.Descriptor instead.
 func (*RelationInfo) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{25}
+	return file_application_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RelationInfo) GetRelationId() int64 {
@@ -1657,7 +1763,7 @@ type UnitDetail struct {
 
 func (x *UnitDetail) Reset() {
 	*x = UnitDetail{}
-	mi := &file_application_proto_msgTypes[26]
+	mi := &file_application_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1669,7 +1775,7 @@ func (x *UnitDetail) String() string {
 func (*UnitDetail) ProtoMessage() {}
 
 func (x *UnitDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[26]
+	mi := &file_application_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1682,7 +1788,7 @@ func (x *UnitDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitDetail.ProtoReflect.Descriptor instead.
 func (*UnitDetail) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{26}
+	return file_application_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UnitDetail) GetUnit() *UnitStatus {
@@ -1724,7 +1830,13 @@ var File_application_proto protoreflect.FileDescriptor
 
 const file_application_proto_rawDesc = "" +
 	"\n" +
-	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"n\n" +
+	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"f\n" +
+	"\x0fSetCharmRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
+	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
+	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\"@\n" +
+	"\x10SetCharmResponse\x12,\n" +
+	"\x12previous_charm_url\x18\x01 \x01(\tR\x10previousCharmUrl\"n\n" +
 	"\x18ResolveUnitErrorsRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
 	"\x05units\x18\x02 \x03(\tR\x05units\x12\x10\n" +
@@ -1855,7 +1967,7 @@ const file_application_proto_rawDesc = "" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
 	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x123\n" +
 	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations\x12)\n" +
-	"\x10workload_version\x18\x05 \x01(\tR\x0fworkloadVersion2\xa9\a\n" +
+	"\x10workload_version\x18\x05 \x01(\tR\x0fworkloadVersion2\xea\a\n" +
 	"\x12ApplicationService\x12H\n" +
 	"\vUploadCharm\x12\x1b.juju.v1.UploadCharmRequest\x1a\x1c.juju.v1.UploadCharmResponse\x129\n" +
 	"\x06Deploy\x12\x16.juju.v1.DeployRequest\x1a\x17.juju.v1.DeployResponse\x12?\n" +
@@ -1869,7 +1981,8 @@ const file_application_proto_rawDesc = "" +
 	"\bShowUnit\x12\x18.juju.v1.ShowUnitRequest\x1a\x13.juju.v1.UnitDetail\x12Z\n" +
 	"\x11ResolveUnitErrors\x12!.juju.v1.ResolveUnitErrorsRequest\x1a\".juju.v1.ResolveUnitErrorsResponse\x12@\n" +
 	"\tGetConfig\x12\x17.juju.v1.ApplicationRef\x1a\x1a.juju.v1.ApplicationConfig\x12B\n" +
-	"\tSetConfig\x12\x19.juju.v1.SetConfigRequest\x1a\x1a.juju.v1.SetConfigResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\tSetConfig\x12\x19.juju.v1.SetConfigRequest\x1a\x1a.juju.v1.SetConfigResponse\x12?\n" +
+	"\bSetCharm\x12\x18.juju.v1.SetCharmRequest\x1a\x19.juju.v1.SetCharmResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_application_proto_rawDescOnce sync.Once
@@ -1883,89 +1996,93 @@ func file_application_proto_rawDescGZIP() []byte {
 	return file_application_proto_rawDescData
 }
 
-var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_application_proto_goTypes = []any{
-	(*ResolveUnitErrorsRequest)(nil),  // 0: juju.v1.ResolveUnitErrorsRequest
-	(*ResolveResult)(nil),             // 1: juju.v1.ResolveResult
-	(*ResolveUnitErrorsResponse)(nil), // 2: juju.v1.ResolveUnitErrorsResponse
-	(*ConfigOption)(nil),              // 3: juju.v1.ConfigOption
-	(*ApplicationConfig)(nil),         // 4: juju.v1.ApplicationConfig
-	(*SetConfigRequest)(nil),          // 5: juju.v1.SetConfigRequest
-	(*SetConfigResponse)(nil),         // 6: juju.v1.SetConfigResponse
-	(*UploadCharmRequest)(nil),        // 7: juju.v1.UploadCharmRequest
-	(*UploadCharmResponse)(nil),       // 8: juju.v1.UploadCharmResponse
-	(*DeployRequest)(nil),             // 9: juju.v1.DeployRequest
-	(*DeployResponse)(nil),            // 10: juju.v1.DeployResponse
-	(*AddUnitsRequest)(nil),           // 11: juju.v1.AddUnitsRequest
-	(*AddUnitsResponse)(nil),          // 12: juju.v1.AddUnitsResponse
-	(*ApplicationRef)(nil),            // 13: juju.v1.ApplicationRef
-	(*SetConstraintsRequest)(nil),     // 14: juju.v1.SetConstraintsRequest
-	(*SetConstraintsResponse)(nil),    // 15: juju.v1.SetConstraintsResponse
-	(*IntegrateRequest)(nil),          // 16: juju.v1.IntegrateRequest
-	(*IntegrateResponse)(nil),         // 17: juju.v1.IntegrateResponse
-	(*RemoveRelationRequest)(nil),     // 18: juju.v1.RemoveRelationRequest
-	(*RemoveRelationResponse)(nil),    // 19: juju.v1.RemoveRelationResponse
-	(*RemoveRequest)(nil),             // 20: juju.v1.RemoveRequest
-	(*RemoveResult)(nil),              // 21: juju.v1.RemoveResult
-	(*RemoveResponse)(nil),            // 22: juju.v1.RemoveResponse
-	(*ShowUnitRequest)(nil),           // 23: juju.v1.ShowUnitRequest
-	(*RelatedUnit)(nil),               // 24: juju.v1.RelatedUnit
-	(*RelationInfo)(nil),              // 25: juju.v1.RelationInfo
-	(*UnitDetail)(nil),                // 26: juju.v1.UnitDetail
-	nil,                               // 27: juju.v1.SetConfigRequest.ValuesEntry
-	nil,                               // 28: juju.v1.DeployRequest.ConfigEntry
-	nil,                               // 29: juju.v1.RelatedUnit.DataEntry
-	nil,                               // 30: juju.v1.RelationInfo.ApplicationDataEntry
-	(*Base)(nil),                      // 31: juju.v1.Base
-	(*Placement)(nil),                 // 32: juju.v1.Placement
-	(*RelationEndpoint)(nil),          // 33: juju.v1.RelationEndpoint
-	(*UnitStatus)(nil),                // 34: juju.v1.UnitStatus
-	(*Constraints)(nil),               // 35: juju.v1.Constraints
+	(*SetCharmRequest)(nil),           // 0: juju.v1.SetCharmRequest
+	(*SetCharmResponse)(nil),          // 1: juju.v1.SetCharmResponse
+	(*ResolveUnitErrorsRequest)(nil),  // 2: juju.v1.ResolveUnitErrorsRequest
+	(*ResolveResult)(nil),             // 3: juju.v1.ResolveResult
+	(*ResolveUnitErrorsResponse)(nil), // 4: juju.v1.ResolveUnitErrorsResponse
+	(*ConfigOption)(nil),              // 5: juju.v1.ConfigOption
+	(*ApplicationConfig)(nil),         // 6: juju.v1.ApplicationConfig
+	(*SetConfigRequest)(nil),          // 7: juju.v1.SetConfigRequest
+	(*SetConfigResponse)(nil),         // 8: juju.v1.SetConfigResponse
+	(*UploadCharmRequest)(nil),        // 9: juju.v1.UploadCharmRequest
+	(*UploadCharmResponse)(nil),       // 10: juju.v1.UploadCharmResponse
+	(*DeployRequest)(nil),             // 11: juju.v1.DeployRequest
+	(*DeployResponse)(nil),            // 12: juju.v1.DeployResponse
+	(*AddUnitsRequest)(nil),           // 13: juju.v1.AddUnitsRequest
+	(*AddUnitsResponse)(nil),          // 14: juju.v1.AddUnitsResponse
+	(*ApplicationRef)(nil),            // 15: juju.v1.ApplicationRef
+	(*SetConstraintsRequest)(nil),     // 16: juju.v1.SetConstraintsRequest
+	(*SetConstraintsResponse)(nil),    // 17: juju.v1.SetConstraintsResponse
+	(*IntegrateRequest)(nil),          // 18: juju.v1.IntegrateRequest
+	(*IntegrateResponse)(nil),         // 19: juju.v1.IntegrateResponse
+	(*RemoveRelationRequest)(nil),     // 20: juju.v1.RemoveRelationRequest
+	(*RemoveRelationResponse)(nil),    // 21: juju.v1.RemoveRelationResponse
+	(*RemoveRequest)(nil),             // 22: juju.v1.RemoveRequest
+	(*RemoveResult)(nil),              // 23: juju.v1.RemoveResult
+	(*RemoveResponse)(nil),            // 24: juju.v1.RemoveResponse
+	(*ShowUnitRequest)(nil),           // 25: juju.v1.ShowUnitRequest
+	(*RelatedUnit)(nil),               // 26: juju.v1.RelatedUnit
+	(*RelationInfo)(nil),              // 27: juju.v1.RelationInfo
+	(*UnitDetail)(nil),                // 28: juju.v1.UnitDetail
+	nil,                               // 29: juju.v1.SetConfigRequest.ValuesEntry
+	nil,                               // 30: juju.v1.DeployRequest.ConfigEntry
+	nil,                               // 31: juju.v1.RelatedUnit.DataEntry
+	nil,                               // 32: juju.v1.RelationInfo.ApplicationDataEntry
+	(*Base)(nil),                      // 33: juju.v1.Base
+	(*Placement)(nil),                 // 34: juju.v1.Placement
+	(*RelationEndpoint)(nil),          // 35: juju.v1.RelationEndpoint
+	(*UnitStatus)(nil),                // 36: juju.v1.UnitStatus
+	(*Constraints)(nil),               // 37: juju.v1.Constraints
 }
 var file_application_proto_depIdxs = []int32{
-	1,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
-	3,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
-	27, // 2: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
-	31, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	32, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
-	28, // 5: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	32, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	33, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
-	21, // 8: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
-	29, // 9: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
-	24, // 10: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
-	24, // 11: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
-	30, // 12: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
-	34, // 13: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
-	25, // 14: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
-	7,  // 15: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	9,  // 16: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	11, // 17: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	13, // 18: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	14, // 19: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	16, // 20: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
-	18, // 21: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
-	20, // 22: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
-	20, // 23: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
-	23, // 24: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
-	0,  // 25: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
-	13, // 26: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
-	5,  // 27: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
-	8,  // 28: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	10, // 29: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	12, // 30: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	35, // 31: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	15, // 32: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	17, // 33: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
-	19, // 34: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
-	22, // 35: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
-	22, // 36: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
-	26, // 37: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
-	2,  // 38: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
-	4,  // 39: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
-	6,  // 40: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
-	28, // [28:41] is the sub-list for method output_type
-	15, // [15:28] is the sub-list for method input_type
+	3,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
+	5,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
+	29, // 2: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
+	33, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	34, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	30, // 5: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
+	34, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	35, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	23, // 8: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
+	31, // 9: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
+	26, // 10: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
+	26, // 11: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
+	32, // 12: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
+	36, // 13: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	27, // 14: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	9,  // 15: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	11, // 16: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	13, // 17: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	15, // 18: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	16, // 19: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	18, // 20: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	20, // 21: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	22, // 22: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	22, // 23: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	25, // 24: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	2,  // 25: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
+	15, // 26: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
+	7,  // 27: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
+	0,  // 28: juju.v1.ApplicationService.SetCharm:input_type -> juju.v1.SetCharmRequest
+	10, // 29: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	12, // 30: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	14, // 31: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	37, // 32: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	17, // 33: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	19, // 34: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	21, // 35: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	24, // 36: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	24, // 37: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	28, // 38: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	4,  // 39: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
+	6,  // 40: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
+	8,  // 41: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
+	1,  // 42: juju.v1.ApplicationService.SetCharm:output_type -> juju.v1.SetCharmResponse
+	29, // [29:43] is the sub-list for method output_type
+	15, // [15:29] is the sub-list for method input_type
 	15, // [15:15] is the sub-list for extension type_name
 	15, // [15:15] is the sub-list for extension extendee
 	0,  // [0:15] is the sub-list for field type_name
@@ -1985,7 +2102,7 @@ func file_application_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_application_proto_rawDesc), len(file_application_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,7 @@ const (
 	ApplicationService_ResolveUnitErrors_FullMethodName  = "/juju.v1.ApplicationService/ResolveUnitErrors"
 	ApplicationService_GetConfig_FullMethodName          = "/juju.v1.ApplicationService/GetConfig"
 	ApplicationService_SetConfig_FullMethodName          = "/juju.v1.ApplicationService/SetConfig"
+	ApplicationService_SetCharm_FullMethodName           = "/juju.v1.ApplicationService/SetCharm"
 )
 
 // ApplicationServiceClient is the client API for ApplicationService service.
@@ -68,6 +69,11 @@ type ApplicationServiceClient interface {
 	GetConfig(ctx context.Context, in *ApplicationRef, opts ...grpc.CallOption) (*ApplicationConfig, error)
 	// SetConfig sets and resets config values, checked against the charm's options.
 	SetConfig(ctx context.Context, in *SetConfigRequest, opts ...grpc.CallOption) (*SetConfigResponse, error)
+	// SetCharm switches an application to an uploaded charm (juju refresh), in one transaction:
+	// same charm name and subordinacy, every endpoint its relations use still there with the
+	// same interface and role; config values of options that are gone are dropped. Units keep
+	// their charm until their agents upgrade (AgentService.SetUnitCharm).
+	SetCharm(ctx context.Context, in *SetCharmRequest, opts ...grpc.CallOption) (*SetCharmResponse, error)
 }
 
 type applicationServiceClient struct {
@@ -208,6 +214,16 @@ func (c *applicationServiceClient) SetConfig(ctx context.Context, in *SetConfigR
 	return out, nil
 }
 
+func (c *applicationServiceClient) SetCharm(ctx context.Context, in *SetCharmRequest, opts ...grpc.CallOption) (*SetCharmResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetCharmResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_SetCharm_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ApplicationServiceServer is the server API for ApplicationService service.
 // All implementations must embed UnimplementedApplicationServiceServer
 // for forward compatibility.
@@ -242,6 +258,11 @@ type ApplicationServiceServer interface {
 	GetConfig(context.Context, *ApplicationRef) (*ApplicationConfig, error)
 	// SetConfig sets and resets config values, checked against the charm's options.
 	SetConfig(context.Context, *SetConfigRequest) (*SetConfigResponse, error)
+	// SetCharm switches an application to an uploaded charm (juju refresh), in one transaction:
+	// same charm name and subordinacy, every endpoint its relations use still there with the
+	// same interface and role; config values of options that are gone are dropped. Units keep
+	// their charm until their agents upgrade (AgentService.SetUnitCharm).
+	SetCharm(context.Context, *SetCharmRequest) (*SetCharmResponse, error)
 	mustEmbedUnimplementedApplicationServiceServer()
 }
 
@@ -290,6 +311,9 @@ func (UnimplementedApplicationServiceServer) GetConfig(context.Context, *Applica
 }
 func (UnimplementedApplicationServiceServer) SetConfig(context.Context, *SetConfigRequest) (*SetConfigResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetConfig not implemented")
+}
+func (UnimplementedApplicationServiceServer) SetCharm(context.Context, *SetCharmRequest) (*SetCharmResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetCharm not implemented")
 }
 func (UnimplementedApplicationServiceServer) mustEmbedUnimplementedApplicationServiceServer() {}
 func (UnimplementedApplicationServiceServer) testEmbeddedByValue()                            {}
@@ -546,6 +570,24 @@ func _ApplicationService_SetConfig_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ApplicationService_SetCharm_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetCharmRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).SetCharm(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_SetCharm_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).SetCharm(ctx, req.(*SetCharmRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ApplicationService_ServiceDesc is the grpc.ServiceDesc for ApplicationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -604,6 +646,10 @@ var ApplicationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetConfig",
 			Handler:    _ApplicationService_SetConfig_Handler,
+		},
+		{
+			MethodName: "SetCharm",
+			Handler:    _ApplicationService_SetCharm_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

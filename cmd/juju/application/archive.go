@@ -11,29 +11,32 @@ import (
 	"path/filepath"
 
 	"github.com/jujuclone/juju/core/charm"
+	"github.com/jujuclone/juju/output"
 )
 
 // maxCharmFileSize is the largest file put in a charm archive; bigger ones are left out.
 const maxCharmFileSize = 10 << 20
 
 // readLocalCharm reads and checks the charm at path, a directory or a .charm archive, and
-// returns the archive to upload. Everything the controller will check is checked here first
-// (metadata, dispatch's exec bit, the archive's safety and limits), so bad input fails before
-// anything is sent. A directory's hooks are checked too; its archive is made by zipCharm.
-func readLocalCharm(opts *deployOptions, path string) (*charm.Charm, []byte, error) {
+// returns the archive to upload; arg is the charm as the user gave it, verb the command
+// ("deploy", "refresh") for the messages. Everything the controller will check is checked
+// here first (metadata, dispatch's exec bit, the archive's safety and limits), so bad input
+// fails before anything is sent. A directory's hooks are checked too; its archive is made by
+// zipCharm. deploy and refresh share it, so a charm one accepts the other accepts.
+func readLocalCharm(streams *output.Streams, arg, path, verb string) (*charm.Charm, []byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("no charm was found at %q", opts.CharmArg)
+		return nil, nil, fmt.Errorf("no charm was found at %q", arg)
 	}
 	if !info.IsDir() {
-		return readCharmArchive(opts, path, info.Size())
+		return readCharmArchive(arg, path, verb, info.Size())
 	}
 	ch, err := charm.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("no charm was found at %q", opts.CharmArg)
+		return nil, nil, fmt.Errorf("no charm was found at %q", arg)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+		return nil, nil, fmt.Errorf("attempting to %s %q: %w", verb, arg, err)
 	}
 	// A hook that could never run is reported now rather than as a failure on every unit.
 	hookWarnings, err := charm.CheckHooks(path, ch.Meta)
@@ -41,37 +44,37 @@ func readLocalCharm(opts *deployOptions, path string) (*charm.Charm, []byte, err
 		return nil, nil, err
 	}
 	for _, w := range hookWarnings {
-		opts.IO.Warningf("%s", w)
+		streams.Warningf("%s", w)
 	}
 	archive, skipped, err := zipCharm(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, s := range skipped {
-		opts.IO.Warningf("not uploading %q: larger than 10 MiB", s)
+		streams.Warningf("not uploading %q: larger than 10 MiB", s)
 	}
 	if len(archive) > charm.MaxArchiveSize {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: charm archive of %d bytes is larger than the limit of %d bytes", opts.CharmArg, len(archive), charm.MaxArchiveSize)
+		return nil, nil, fmt.Errorf("attempting to %s %q: charm archive of %d bytes is larger than the limit of %d bytes", verb, arg, len(archive), charm.MaxArchiveSize)
 	}
 	// The zip made here goes through the controller's checks too: find out now.
 	if _, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits); err != nil {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+		return nil, nil, fmt.Errorf("attempting to %s %q: %w", verb, arg, err)
 	}
 	return ch, archive, nil
 }
 
 // readCharmArchive reads a .charm archive whole, to upload it as is, and checks it.
-func readCharmArchive(opts *deployOptions, path string, size int64) (*charm.Charm, []byte, error) {
+func readCharmArchive(arg, path, verb string, size int64) (*charm.Charm, []byte, error) {
 	if size > charm.MaxArchiveSize {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: charm archive of %d bytes is larger than the limit of %d bytes", opts.CharmArg, size, charm.MaxArchiveSize)
+		return nil, nil, fmt.Errorf("attempting to %s %q: charm archive of %d bytes is larger than the limit of %d bytes", verb, arg, size, charm.MaxArchiveSize)
 	}
 	archive, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+		return nil, nil, fmt.Errorf("attempting to %s %q: %w", verb, arg, err)
 	}
 	ch, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits)
 	if err != nil {
-		return nil, nil, fmt.Errorf("attempting to deploy %q: %w", opts.CharmArg, err)
+		return nil, nil, fmt.Errorf("attempting to %s %q: %w", verb, arg, err)
 	}
 	return ch, archive, nil
 }

@@ -231,7 +231,7 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	ch, archive, err := readLocalCharm(opts, path)
+	ch, archive, err := readLocalCharm(opts.IO, opts.CharmArg, path, "deploy")
 	if err != nil {
 		return err
 	}

@@ -177,6 +177,7 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"config", "db", "port"}, stdout: exactly("3306\n")},
 		{args: []string{"config", "db", "port", "--format", "json"}, stdout: exactly("3306\n")},
 		{args: []string{"config", "db", "port=3307"}, stdout: noStdout},
+		{args: []string{"refresh", "db", "--path", filepath.Join(charms, "db")}, stdout: noStdout},
 		{args: []string{"debug-log", "--replay", "--no-tail"}, stdout: everyLine(`^\S+: \d\d:\d\d:\d\d [A-Z]+ \S+ `)},
 		{args: []string{"resolved", "--all"}, stdout: noStdout},
 		{args: []string{"retry-provisioning", "3"}, code: 1},

@@ -123,6 +123,7 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		unit.NewCmdResolved(f, nil),
 		machine.NewCmdRetryProvisioning(f, nil),
 		application.NewCmdConfig(f, nil),
+		application.NewCmdRefresh(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)
