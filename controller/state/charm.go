@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -106,7 +107,8 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 // It runs even when the request was cancelled: the chunks would otherwise stay until the model
 // is removed.
 func (s *State) deleteCharmChunks(uuid, url string, n int) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	for i := range n {
 		_, _ = s.kv.Delete(ctx, charmChunkKey(uuid, url, i))
 	}

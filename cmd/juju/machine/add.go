@@ -102,8 +102,9 @@ func validateAdd(opts *addOptions) error {
 		return err
 	}
 	opts.base = b
-	if !opts.base.IsZero() && !base.IsSupported(opts.base) {
-		return cmdutil.FlagErrorf("base %q is not supported, supported bases are: %s", opts.base.DisplayString(), base.SupportedString())
+	// The same rule as deploy's: the local provider runs every Ubuntu release.
+	if !opts.base.IsZero() && !base.LocalProviderRuns(opts.base) {
+		return cmdutil.FlagErrorf("base %q is not supported, %s", opts.base.DisplayString(), base.LocalProviderString())
 	}
 	cons, err := cmdutil.ParseConstraints(opts.IO.ErrOut, opts.Constraints...)
 	if err != nil {

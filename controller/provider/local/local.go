@@ -28,9 +28,14 @@ type Host struct {
 	Hostname   string
 }
 
-// Hardware is the hardware characteristics string shown in status.
+// Hardware is the hardware characteristics string shown in status. The availability zone is
+// the host's name, as on a one-host LXD cloud; units see it as JUJU_AVAILABILITY_ZONE.
 func (h Host) Hardware() string {
-	return fmt.Sprintf("arch=%s cores=%d mem=%dM root-disk=%dM", h.Arch, h.Cores, h.MemMB, h.RootDiskMB)
+	hw := fmt.Sprintf("arch=%s cores=%d mem=%dM root-disk=%dM", h.Arch, h.Cores, h.MemMB, h.RootDiskMB)
+	if h.Hostname != "" {
+		hw += " availability-zone=" + h.Hostname
+	}
+	return hw
 }
 
 // Launcher starts the agent of an instance directory and stops agents (agent.Runner).
