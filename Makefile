@@ -7,7 +7,7 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 PROTO_FILES := $(shell find proto -name '*.proto' | sort)
 
-.PHONY: build proto proto-check proto-tools test demo bench clean golden vet
+.PHONY: build proto proto-check proto-tools test demo bench clean golden vet charms
 
 build:
 	@mkdir -p $(BIN)
@@ -45,6 +45,11 @@ golden:
 
 demo: build
 	./scripts/demo.sh
+
+# Packs the ops charms (testdata/opscharms and jubilant's test charms) into bin/charms/, as
+# charmcraft would, with ops from ../shared/thirdparty (or $$JUJU_THIRDPARTY).
+charms: build
+	$(GO) run ./scripts/packcharms
 
 bench: build
 	$(GO) run ./scripts/bench

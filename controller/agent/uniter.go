@@ -135,6 +135,11 @@ func nextStep(st *uniterState, s *snapshot) *step {
 		return departingSteps(st, s) // never installed: nothing to stop
 	}
 	if !st.Installed {
+		// The unit is in the relations there are before its first hook, as in Juju: a peer
+		// relation's data can be read and written from install on.
+		if s := enterSteps(s); s != nil {
+			return s
+		}
 		return &step{hook: &hookSpec{Kind: hookInstall}}
 	}
 	if !dying {
@@ -217,15 +222,24 @@ func departingSteps(st *uniterState, s *snapshot) *step {
 	return nil
 }
 
+// enterSteps: the unit enters the scope of each alive relation it should be in.
+func enterSteps(s *snapshot) *step {
+	for _, r := range s.rels {
+		if !r.InScope && r.ShouldJoin && r.Life == string(life.Alive) {
+			return &step{enter: r}
+		}
+	}
+	return nil
+}
+
 // createdSteps: before start, the unit enters every relation it should be in and runs
 // relation-created for each, as Juju does for the relations that exist at install.
 func createdSteps(st *uniterState, s *snapshot) *step {
+	if s := enterSteps(s); s != nil {
+		return s
+	}
 	for _, r := range s.rels {
-		rs := st.Relations[r.Id]
-		switch {
-		case !r.InScope && r.ShouldJoin && r.Life == string(life.Alive):
-			return &step{enter: r}
-		case rs != nil && !rs.Created && !s.passive(r.Endpoint):
+		if rs := st.Relations[r.Id]; rs != nil && !rs.Created && !s.passive(r.Endpoint) {
 			return &step{hook: rs.hook(r.Id, hookCreated, "", 0)}
 		}
 	}

@@ -91,7 +91,7 @@ func TestRelationJoinedChangedDeparted_LR2(t *testing.T) {
 	st := fresh()
 	rel := dbRelation()
 	s := unitSnapshot("alive", rel)
-	expectSteps(t, drive(t, st, s), "install", "enter wordpress:db mysql:db", "db-relation-created", "config-changed", "start")
+	expectSteps(t, drive(t, st, s), "enter wordpress:db mysql:db", "install", "db-relation-created", "config-changed", "start")
 	rel.Members = []*pb.RelationMember{{Unit: "mysql/0", SettingsRevision: 10}, {Unit: "mysql/1", SettingsRevision: 11}}
 	expectSteps(t, drive(t, st, s),
 		"db-relation-joined mysql/0", "db-relation-changed mysql/0",
@@ -163,7 +163,7 @@ func TestPassiveRelationNeedsNoSteps(t *testing.T) {
 	rel := dbRelation(&pb.RelationMember{Unit: "mysql/0", SettingsRevision: 10})
 	s := unitSnapshot("alive", rel)
 	s.hooks = map[string]bool{"install": true}
-	expectSteps(t, drive(t, st, s), "install", "enter wordpress:db mysql:db", "config-changed", "start")
+	expectSteps(t, drive(t, st, s), "enter wordpress:db mysql:db", "install", "config-changed", "start")
 	expectSteps(t, drive(t, st, s))
 	if got := st.knownUnits(0, nil, s); !slices.Equal(got, []string{"mysql/0"}) {
 		t.Fatalf("relation-list: %v", got)
@@ -182,8 +182,9 @@ func TestHookFailureMessage(t *testing.T) {
 	}
 }
 
-// Juju 3.6's order at install: relation-created for the relations there are then (a peer
-// relation always is), before leader-elected, config-changed and start.
+// Juju 3.6's order at install: the unit is in the relations there are then (a peer relation
+// always is) from its first hook; relation-created runs for each after install, before
+// leader-elected, config-changed and start.
 func TestRelationCreatedBeforeLeaderElectedAtInstall(t *testing.T) {
 	st := fresh()
 	peer := &pb.AgentRelation{Id: 1, Key: "wordpress:cluster", Life: "alive", Endpoint: "cluster",
@@ -191,7 +192,7 @@ func TestRelationCreatedBeforeLeaderElectedAtInstall(t *testing.T) {
 	s := unitSnapshot("alive", peer)
 	s.leader = true
 	expectSteps(t, drive(t, st, s),
-		"install", "enter wordpress:cluster", "cluster-relation-created", "leader-elected", "config-changed", "start")
+		"enter wordpress:cluster", "install", "cluster-relation-created", "leader-elected", "config-changed", "start")
 }
 
 // A relation made after start: relation-created first, then joined and changed per unit; the

@@ -117,6 +117,10 @@ func (s *agentServer) RelationSettings(ctx context.Context, req *pb.RelationSett
 		return nil, apierr.Errorf(apierr.NotValid, "unit %q is not in relation %q", of, rel.Key)
 	}
 	settings, _, err := s.st.UnitRelationSettings(ctx, uuid, req.RelationId, of)
+	if errors.Is(err, apierr.NotFound) && of == req.Unit {
+		// Its own relation, not joined yet (or left): it has written nothing there.
+		return &pb.RelationSettingsResponse{Settings: map[string]string{}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

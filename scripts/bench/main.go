@@ -43,7 +43,7 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal or charms")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms or ops")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
@@ -54,8 +54,8 @@ func run() error {
 
 	switch *only {
 	case "":
-	case "txn", "removal", "charms":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone}[*only]
+	case "txn", "removal", "charms", "ops":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -71,7 +71,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn, removal or charms", *only)
+		return fmt.Errorf("-only %q: want txn, removal, charms or ops", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -118,6 +118,9 @@ func run() error {
 	rows = append(rows, row{what: "deploy -n 100 until all units idle, charm without hooks (3 runs)", budget: "≤ 3 s", median: d})
 
 	if err := measureCharms(); err != nil {
+		return err
+	}
+	if err := measureOps(); err != nil {
 		return err
 	}
 
@@ -281,7 +284,7 @@ func report() error {
 	b.WriteString("# Benchmarks\n\nMeasured by `make bench` with the real binaries (TLS gRPC, embedded etcd with fsync).\n")
 	fmt.Fprintf(&b, "Machine: %s. Date: %s.\n\n", machine(), time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("Ratios: CLI figures against `juju version` (the cost of starting the CLI at all) measured in the same run; `juju version` against exec of /bin/true; " +
-		"the removal against its own model's `juju status --format json`; lifecycle transactions as a share of the etcd Txn floor measured in the same run (see the notes below the table).\n\n")
+		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; lifecycle transactions as a share of the etcd Txn floor measured in the same run (see the notes below the table).\n\n")
 	b.WriteString("| what | median | budget | ratio |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		v := r.value
