@@ -47,12 +47,19 @@ type result struct {
 	code           int
 }
 
-// juju runs the CLI with a deadline, from the project root.
+// juju runs the CLI with a deadline, from the project root, with the sample charms as its
+// repository.
 func (e *env) juju(args ...string) result {
+	e.t.Helper()
+	return e.jujuRepo(filepath.Join(e.root, "testdata", "charms"), args...)
+}
+
+// jujuRepo runs the CLI as juju does, with $JUJU_REPOSITORY set to repo.
+func (e *env) jujuRepo(repo string, args ...string) result {
 	e.t.Helper()
 	cmd := exec.Command(filepath.Join(e.bin, "juju"), args...)
 	cmd.Dir = e.root
-	cmd.Env = append(os.Environ(), "JUJU_DATA="+e.data, "JUJU_REPOSITORY="+filepath.Join(e.root, "testdata", "charms"), "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "JUJU_DATA="+e.data, "JUJU_REPOSITORY="+repo, "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {

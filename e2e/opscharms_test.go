@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,36 +76,6 @@ func opsCharms(t *testing.T) (*env, map[string]string) {
 	e.ok("bootstrap")
 	t.Cleanup(func() { e.juju("kill-controller", "local", "--no-prompt") })
 	return e, charms
-}
-
-// jujuRepo runs the CLI as e.juju does, with $JUJU_REPOSITORY set to repo.
-func (e *env) jujuRepo(repo string, args ...string) result {
-	e.t.Helper()
-	cmd := exec.Command(filepath.Join(e.bin, "juju"), args...)
-	cmd.Dir = e.root
-	cmd.Env = append(os.Environ(), "JUJU_DATA="+e.data, "JUJU_REPOSITORY="+repo, "NO_COLOR=1")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		e.t.Fatalf("juju %s: hung", strings.Join(args, " "))
-	}
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 
 func lastLine(out string, err error) string {

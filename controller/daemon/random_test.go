@@ -245,11 +245,19 @@ func randomOp(ctx context.Context, c *client.Client, uuid string, charms map[str
 }
 
 // settleAndAudit waits until nothing is dying or dead and every alive unit is idle and in the
-// scope of each relation it belongs in, then checks the model's references and counts.
+// scope of each relation it belongs in, then checks the model's references and counts. It waits
+// for progress to stop, not for a fixed time: the model is stuck once none of its documents has
+// changed for settleQuiet (a loaded machine slows every step down, it does not stop them).
 func settleAndAudit(ctx context.Context, c *client.Client, st *state.State, uuid string, allAlive bool) error {
-	deadline := time.Now().Add(45 * time.Second)
+	const settleQuiet, settleLimit = 45 * time.Second, 5 * time.Minute
+	start, changed, seen := time.Now(), time.Now(), ""
 	var last []string
-	for time.Now().Before(deadline) {
+	for time.Since(changed) < settleQuiet && time.Since(start) < settleLimit {
+		if fp, err := modelFingerprint(ctx, st, uuid); err != nil {
+			return err
+		} else if fp != seen {
+			seen, changed = fp, time.Now()
+		}
 		problems, err := st.Audit(ctx, uuid)
 		if err != nil {
 			return err
@@ -289,7 +297,26 @@ func settleAndAudit(ctx context.Context, c *client.Client, st *state.State, uuid
 			}
 		}
 	}
-	return fmt.Errorf("not settled (stuck): %s; relations: %s", strings.Join(last, "; "), strings.Join(rels, "; "))
+	why := fmt.Sprintf("stuck: nothing changed for %s", settleQuiet)
+	if time.Since(start) >= settleLimit {
+		why = fmt.Sprintf("still changing after %s", settleLimit)
+	}
+	return fmt.Errorf("not settled (%s): %s; relations: %s", why, strings.Join(last, "; "), strings.Join(rels, "; "))
+}
+
+// modelFingerprint changes whenever a document of the model is written or removed: the
+// number of its keys and the newest modification among them.
+func modelFingerprint(ctx context.Context, st *state.State, uuid string) (string, error) {
+	resp, err := st.Client().Get(ctx, state.ModelPrefix(uuid), clientv3.WithPrefix(), clientv3.WithKeysOnly(),
+		clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortDescend), clientv3.WithLimit(1))
+	if err != nil {
+		return "", err
+	}
+	newest := int64(0)
+	if len(resp.Kvs) > 0 {
+		newest = resp.Kvs[0].ModRevision
+	}
+	return fmt.Sprintf("%d@%d", resp.Count, newest), nil
 }
 
 // unsettledUnits lists alive units that are not idle or not in a scope they should be in.

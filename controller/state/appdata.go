@@ -64,21 +64,8 @@ func (s *State) SetApplicationRelationSettings(ctx context.Context, uuid string,
 // ApplicationRelationSettings returns an application's settings in a relation (empty when it
 // never wrote any) and the store revision of their last change (0 then).
 func (s *State) ApplicationRelationSettings(ctx context.Context, uuid string, relID int64, app string) (map[string]string, int64, error) {
-	resp, err := s.kv.Get(ctx, settingsKey(uuid, relID, app))
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading settings of application %q in relation %d: %w", app, relID, err)
-	}
-	if len(resp.Kvs) == 0 {
-		return map[string]string{}, 0, nil
-	}
-	st := &storepb.Settings{}
-	if err := unmarshal(resp.Kvs[0], st); err != nil {
-		return nil, 0, err
-	}
-	if st.Values == nil {
-		st.Values = map[string]string{}
-	}
-	return st.Values, resp.Kvs[0].ModRevision, nil
+	values, rev, _, err := s.readSettings(ctx, settingsKey(uuid, relID, app), fmt.Sprintf("application %q in relation %d", app, relID))
+	return values, rev, err
 }
 
 // charmStateKey holds the state a unit's charm keeps in the controller (state-get/-set); it

@@ -81,21 +81,30 @@ func (s *State) SetRelationSettings(ctx context.Context, uuid string, relID int6
 // revision of their last change. They stay readable after the unit left the scope, until the
 // relation's settings are cleaned up (L-R3, L-R7).
 func (s *State) UnitRelationSettings(ctx context.Context, uuid string, relID int64, unit string) (map[string]string, int64, error) {
-	resp, err := s.kv.Get(ctx, settingsKey(uuid, relID, unit))
+	values, rev, found, err := s.readSettings(ctx, settingsKey(uuid, relID, unit), fmt.Sprintf("%q in relation %d", unit, relID))
+	if err == nil && !found {
+		return nil, 0, apierr.Errorf(apierr.NotFound, "unit %q has no settings in relation %d", unit, relID)
+	}
+	return values, rev, err
+}
+
+// readSettings reads one settings document (empty, revision 0, not found when there is none).
+func (s *State) readSettings(ctx context.Context, key, what string) (map[string]string, int64, bool, error) {
+	resp, err := s.kv.Get(ctx, key)
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading settings of %q in relation %d: %w", unit, relID, err)
+		return nil, 0, false, fmt.Errorf("reading settings of %s: %w", what, err)
 	}
 	if len(resp.Kvs) == 0 {
-		return nil, 0, apierr.Errorf(apierr.NotFound, "unit %q has no settings in relation %d", unit, relID)
+		return map[string]string{}, 0, false, nil
 	}
 	st := &storepb.Settings{}
 	if err := unmarshal(resp.Kvs[0], st); err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	if st.Values == nil {
 		st.Values = map[string]string{}
 	}
-	return st.Values, resp.Kvs[0].ModRevision, nil
+	return st.Values, resp.Kvs[0].ModRevision, true, nil
 }
 
 // Member is a counterpart in a relation's scope that a unit observes, with the store revision
