@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,14 +114,20 @@ func (a *unitAgent) run(ctx context.Context) error {
 	defer a.stopRelWatch()
 	lease := time.NewTicker(leaseSeconds * time.Second / 3)
 	defer lease.Stop()
-	// update-status runs on the model's interval; the timer is reset when the interval changes.
+	// update-status runs on the model's interval, only for a charm that has the hook (a charm
+	// without it costs no wake-ups). The timer is reset when the interval changes, its first
+	// run at a random point of the interval's second half: units deployed together would
+	// otherwise all wake at once, a thousand agents reading their world in the same second.
 	updateStatus := time.NewTimer(time.Hour)
+	updateStatus.Stop()
 	defer updateStatus.Stop()
 	for {
 		err := a.handle(ctx)
 		if a.updateInterval > 0 && a.updateIntervalChanged {
-			updateStatus.Reset(a.updateInterval)
 			a.updateIntervalChanged = false
+			if a.has(hookUpdateStatus) {
+				updateStatus.Reset(a.updateInterval/2 + rand.N(a.updateInterval/2+1))
+			}
 		}
 		if errors.Is(err, errStop) {
 			return nil

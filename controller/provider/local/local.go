@@ -53,8 +53,10 @@ type Provider struct {
 	launcher Launcher
 	apiAddr  string
 	caCert   string
-	// mu serialises address allocation between the models' provisioners.
-	mu sync.Mutex
+	// mu serialises address allocation between the models' provisioners; used maps the
+	// addresses taken to their instances (nil until first needed).
+	mu   sync.Mutex
+	used map[string]string
 }
 
 // New returns a provider keeping instances under dir/instances.
@@ -162,6 +164,7 @@ func (p *Provider) StopInstance(instanceID string) error {
 	if err := os.RemoveAll(p.instanceDir(instanceID)); err != nil {
 		return fmt.Errorf("removing instance %s: %w", instanceID, err)
 	}
+	p.releaseAddress(instanceID)
 	return nil
 }
 
@@ -170,20 +173,22 @@ func (p *Provider) instanceDir(id string) string { return filepath.Join(p.dir, i
 // address gives instance id a loopback address of its own (every 127.0.0.0/8 address reaches
 // this host), so that units of one application on two machines can each bind the same port.
 // An instance keeps the address in its agent configuration; a new one takes the lowest free
-// address from 127.1.0.1 on (127.0.0.x is left to the host and the controller). Callers hold
-// p.mu.
+// address from 127.1.0.1 on (127.0.0.x is left to the host and the controller). The addresses
+// in use are read from the instances once, then kept up to date here. Callers hold p.mu.
 func (p *Provider) address(id string) (string, error) {
 	if conf, err := agent.ReadConf(p.instanceDir(id)); err == nil && conf.Address != "" {
 		return conf.Address, nil // provisioned again (retry-provisioning): same address
 	}
-	entries, err := os.ReadDir(p.dir)
-	if err != nil && !os.IsNotExist(err) {
-		return "", fmt.Errorf("listing instances: %w", err)
-	}
-	used := map[string]bool{}
-	for _, e := range entries {
-		if conf, err := agent.ReadConf(filepath.Join(p.dir, e.Name())); err == nil {
-			used[conf.Address] = true
+	if p.used == nil {
+		entries, err := os.ReadDir(p.dir)
+		if err != nil && !os.IsNotExist(err) {
+			return "", fmt.Errorf("listing instances: %w", err)
+		}
+		p.used = map[string]string{}
+		for _, e := range entries {
+			if conf, err := agent.ReadConf(filepath.Join(p.dir, e.Name())); err == nil && conf.Address != "" {
+				p.used[conf.Address] = e.Name()
+			}
 		}
 	}
 	for n := 1 << 16; n < 1<<24; n++ {
@@ -191,11 +196,23 @@ func (p *Provider) address(id string) (string, error) {
 			continue
 		}
 		addr := fmt.Sprintf("127.%d.%d.%d", n>>16, (n>>8)&0xff, n&0xff)
-		if !used[addr] {
+		if _, taken := p.used[addr]; !taken {
+			p.used[addr] = id
 			return addr, nil
 		}
 	}
 	return "", fmt.Errorf("no loopback address left for instance %s", id)
+}
+
+// releaseAddress frees the address of a removed instance.
+func (p *Provider) releaseAddress(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for addr, owner := range p.used {
+		if owner == id {
+			delete(p.used, addr)
+		}
+	}
 }
 
 // DetectHost reads the host's cores, memory, arch and the disk that holds dir.

@@ -109,3 +109,42 @@ func TestStopInstanceStopsEveryAgentAndRemovesTheInstance_LM3(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every machine has a loopback address of its own, kept when it is provisioned again and freed
+// when its instance goes; a provider started afresh (a controller restart) sees those taken.
+func TestEachInstanceHasItsOwnAddress(t *testing.T) {
+	dir := t.TempDir()
+	p, err := New(dir, "127.0.0.1:1", []byte("ca"), &fakeLauncher{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	start := func(p *Provider, machine string) string {
+		t.Helper()
+		inst, _, err := p.StartInstance(ctx, StartArgs{ModelUUID: "0a1b2c3d-aaaa-bbbb-cccc-d32b3c123456", MachineID: machine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inst.DNSName
+	}
+	a, b := start(p, "0"), start(p, "1")
+	if a != "127.1.0.1" || b != "127.1.0.2" {
+		t.Fatalf("addresses %s, %s; want 127.1.0.1, 127.1.0.2", a, b)
+	}
+	if again := start(p, "0"); again != a {
+		t.Fatalf("provisioned again: %s, want %s", again, a)
+	}
+	restarted, err := New(dir, "127.0.0.1:1", []byte("ca"), &fakeLauncher{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := start(restarted, "2"); c != "127.1.0.3" {
+		t.Fatalf("after a restart: %s, want 127.1.0.3", c)
+	}
+	if err := restarted.StopInstance(InstanceID("0a1b2c3d-aaaa-bbbb-cccc-d32b3c123456", "0")); err != nil {
+		t.Fatal(err)
+	}
+	if d := start(restarted, "3"); d != a {
+		t.Fatalf("after its instance went, %s was not reused: got %s", a, d)
+	}
+}
