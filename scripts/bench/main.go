@@ -50,7 +50,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(data)
+	defer func() {
+		// A run that failed half-way leaves its controller running: stop it, or it would eat
+		// the next run's CPU (and its data directory goes below it).
+		if _, err := os.Stat(filepath.Join(data, "controllers", "local", "jujud.pid")); err == nil {
+			killController()
+		}
+		os.RemoveAll(data)
+	}()
 
 	switch *only {
 	case "":
