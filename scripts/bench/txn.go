@@ -2,7 +2,7 @@ package main
 
 // The lifecycle transaction figure: how many lifecycle transactions per second controller/state
 // commits, against the floor of the same embedded etcd (fsync on) and the same loopback TCP client
-// doing the bare transaction of /work/shared/reference/limits.md §2.3 (compare + 3 puts).
+// doing the bare transaction of the reference limits (limits.md §2.3) (compare + 3 puts).
 
 import (
 	"archive/zip"
@@ -140,7 +140,7 @@ func measureTxn() error {
 		row{what: fmt.Sprintf("lifecycle transactions through controller/state, same etcd and client (%d runs × %d units × 5)", txnRuns, lifecycleUnits-lifecycleWarm),
 			budget: "≥ 50 % of floor", value: fmt.Sprintf("%s txn/s", thousands(lc)), ratio: fmt.Sprintf("%.0f %%", 100*lc/floor)})
 	notes = append(notes,
-		fmt.Sprintf("Txn floor: the transaction of /work/shared/reference/limits.md §2.3, measured in this run on a fresh embedded etcd (fsync on) "+
+		fmt.Sprintf("Txn floor: the transaction of the reference limits (limits.md §2.3), measured in this run on a fresh embedded etcd (fsync on) "+
 			"with its loopback TCP client (store.StartEmbedded; the controller uses the same); limits.md's matching row is \"clientv3 over loopback TCP, 1 client, fsync: 1,906 txn/s\" "+
 			"(5 × 10 s there, %d × %.0f s here); the ratio uses this run's floor.", txnRuns, floorDuration.Seconds()),
 		fmt.Sprintf("Lifecycle transactions: on the same etcd and client, each of %d units (of wordpress, deployed, machine provisioned, related to mysql) ", lifecycleUnits-lifecycleWarm)+

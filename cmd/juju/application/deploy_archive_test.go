@@ -135,11 +135,8 @@ func TestDeploySources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	craft, err := os.ReadFile("/work/shared/thirdparty/jubilant-test-charms/testdb/charmcraft.yaml")
-	if err != nil {
-		craft = []byte("name: testdb\ntype: charm\nprovides:\n  db:\n    interface: dbi\nbase: ubuntu@24.04\nplatforms:\n  amd64:\nparts:\n  c: {plugin: uv}\n")
-	}
-	write("testdb/charmcraft.yaml", string(craft), 0o644)
+	// The shape of jubilant's testdb charmcraft.yaml (a charm source tree, not packed).
+	write("testdb/charmcraft.yaml", "name: testdb\ntype: charm\nprovides:\n  db:\n    interface: dbi\nbase: ubuntu@24.04\nplatforms:\n  amd64:\nparts:\n  c: {plugin: uv}\n", 0o644)
 	write("testdb/src/charm.py", "#!/usr/bin/env python3\n", 0o755)
 	write("old/metadata.yaml", "name: old\nsummary: s\ndescription: d\nseries: [quantal, precise]\n", 0o644)
 	write("old/hooks/install", "#!/bin/sh\n", 0o755)
