@@ -45,18 +45,9 @@ func (s *State) SetApplicationRelationSettings(ctx context.Context, uuid string,
 		if rel.Life != string(life.Alive) {
 			return nil, apierr.Errorf(apierr.NotAlive, "%s: relation is %s", what, rel.Life)
 		}
-		st := &storepb.Settings{}
-		if _, err := r.get(ctx, settingsKey(uuid, relID, app), st); err != nil {
-			return nil, err
-		}
-		merged, ok := mergeSettings(st.Values, values)
-		if !ok {
-			return nil, nil
-		}
-		changed = true
-		w := &writes{}
-		w.put(settingsKey(uuid, relID, app), &storepb.Settings{Values: merged})
-		return w, nil
+		w, err := r.mergeInto(ctx, settingsKey(uuid, relID, app), values)
+		changed = w != nil
+		return w, err
 	})
 	return changed, err
 }

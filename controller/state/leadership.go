@@ -283,17 +283,7 @@ func (s *State) SetLeaderSettings(ctx context.Context, uuid, unit string, values
 		if _, err := r.requireLeader(ctx, uuid, unit, what); err != nil {
 			return nil, err
 		}
-		st := &storepb.Settings{}
-		if _, err := r.get(ctx, leaderSettingsKey(uuid, app), st); err != nil {
-			return nil, err
-		}
-		merged, changed := mergeSettings(st.Values, values)
-		if !changed {
-			return nil, nil
-		}
-		w := &writes{}
-		w.put(leaderSettingsKey(uuid, app), &storepb.Settings{Values: merged})
-		return w, nil
+		return r.mergeInto(ctx, leaderSettingsKey(uuid, app), values)
 	})
 }
 

@@ -36,6 +36,23 @@ func mergeSettings(current, changes map[string]string) (map[string]string, bool)
 	return merged, changed
 }
 
+// mergeInto reads the settings document at key and returns the write of values merged into it
+// (an empty value deletes its key), or nil when that changes nothing: every write wakes
+// whoever watches the settings.
+func (r *reader) mergeInto(ctx context.Context, key string, values map[string]string) (*writes, error) {
+	st := &storepb.Settings{}
+	if _, err := r.get(ctx, key, st); err != nil {
+		return nil, err
+	}
+	merged, changed := mergeSettings(st.Values, values)
+	if !changed {
+		return nil, nil
+	}
+	w := &writes{}
+	w.put(key, &storepb.Settings{Values: merged})
+	return w, nil
+}
+
 // SetRelationSettings merges values into a unit's settings in a relation (relation-set); an
 // empty value deletes its key. Only a unit in the relation's scope may (L-R2, L-R3), asserted in
 // the same transaction. Nothing is written when nothing changes: every write wakes the
@@ -58,18 +75,9 @@ func (s *State) SetRelationSettings(ctx context.Context, uuid string, relID int6
 			}
 			return nil, apierr.Errorf(apierr.NotValid, "%s: unit is not in the relation's scope", what)
 		}
-		st := &storepb.Settings{}
-		if _, err := r.get(ctx, settingsKey(uuid, relID, unit), st); err != nil {
-			return nil, err
-		}
-		merged, ok := mergeSettings(st.Values, values)
-		if !ok {
-			return nil, nil
-		}
-		changed = true
-		w := &writes{}
-		w.put(settingsKey(uuid, relID, unit), &storepb.Settings{Values: merged})
-		return w, nil
+		w, err := r.mergeInto(ctx, settingsKey(uuid, relID, unit), values)
+		changed = w != nil
+		return w, err
 	})
 	if err != nil {
 		return false, err

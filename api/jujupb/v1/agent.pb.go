@@ -236,11 +236,8 @@ type AgentUnit struct {
 	Resolved      string   `protobuf:"bytes,12,opt,name=resolved,proto3" json:"resolved,omitempty"`
 	OpenPorts     []string `protobuf:"bytes,13,rep,name=open_ports,json=openPorts,proto3" json:"open_ports,omitempty"`
 	PublicAddress string   `protobuf:"bytes,14,opt,name=public_address,json=publicAddress,proto3" json:"public_address,omitempty"`
-	// The address of the unit's machine (each machine of the local provider has its own
-	// loopback address): the unit's private address, bind and ingress address.
-	MachineAddress string `protobuf:"bytes,15,opt,name=machine_address,json=machineAddress,proto3" json:"machine_address,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AgentUnit) Reset() {
@@ -367,13 +364,6 @@ func (x *AgentUnit) GetOpenPorts() []string {
 func (x *AgentUnit) GetPublicAddress() string {
 	if x != nil {
 		return x.PublicAddress
-	}
-	return ""
-}
-
-func (x *AgentUnit) GetMachineAddress() string {
-	if x != nil {
-		return x.MachineAddress
 	}
 	return ""
 }
@@ -2395,7 +2385,7 @@ const file_agent_proto_rawDesc = "" +
 	"instanceId\x12!\n" +
 	"\x04base\x18\x04 \x01(\v2\r.juju.v1.BaseR\x04base\x12\x12\n" +
 	"\x04jobs\x18\x05 \x03(\tR\x04jobs\x12 \n" +
-	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\x83\x04\n" +
+	"\vconstraints\x18\x06 \x01(\tR\vconstraints\"\xda\x03\n" +
 	"\tAgentUnit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -2412,8 +2402,7 @@ const file_agent_proto_rawDesc = "" +
 	"\bresolved\x18\f \x01(\tR\bresolved\x12\x1d\n" +
 	"\n" +
 	"open_ports\x18\r \x03(\tR\topenPorts\x12%\n" +
-	"\x0epublic_address\x18\x0e \x01(\tR\rpublicAddress\x12'\n" +
-	"\x0fmachine_address\x18\x0f \x01(\tR\x0emachineAddress\"6\n" +
+	"\x0epublic_address\x18\x0e \x01(\tR\rpublicAddress\"6\n" +
 	"\n" +
 	"AgentUnits\x12(\n" +
 	"\x05units\x18\x01 \x03(\v2\x12.juju.v1.AgentUnitR\x05units\"e\n" +
