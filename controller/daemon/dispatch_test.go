@@ -4,9 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -15,7 +15,8 @@ import (
 // A charm of the modern kind has no hooks/ at all, only dispatch: the agent runs it for every
 // hook with JUJU_DISPATCH_PATH=hooks/<name>. These two share application data: the provider's
 // leader publishes a token in relation-created, and the consumer reads it with
-// relation-get --app when relation-changed runs for the provider's application.
+// relation-get --app. A second provider unit makes the leader change the application data
+// once the consumers have long joined: they see relation-changed with no remote unit.
 const dispatchProvider = `#!/bin/sh
 set -e
 echo "${JUJU_DISPATCH_PATH#hooks/} ${JUJU_REMOTE_UNIT:--}" >>hooks.log
@@ -26,6 +27,9 @@ hooks/data-relation-created)
 	;;
 hooks/peers-relation-created)
 	relation-ids peers >peer-ids
+	;;
+hooks/peers-relation-joined)
+	if [ "$(is-leader)" = True ]; then relation-set -r "$(relation-ids data)" --app peers=more; fi
 	;;
 esac
 `
@@ -86,16 +90,18 @@ func TestDispatchCharmsShareApplicationData(t *testing.T) {
 			workload("provider/0", "active", "published")(fs)
 	})
 
-	// Juju 3.6's order: relation-created for the peer relation before leader-elected.
-	if log := hookLog(t, dir, "provider/0"); !seq(log, "install -", "peers-relation-created -", "leader-elected -",
-		"config-changed -", "start -", "data-relation-created -", "data-relation-joined consumer/0", "data-relation-changed consumer/0") {
-		t.Errorf("provider/0 hooks: %v", log)
+	// Juju 3.6's order: relation-created for the peer relation before leader-elected. The
+	// consumers may turn active before the provider has run its own joined and changed hooks.
+	waitLog(t, dir, "provider/0", "install -", "peers-relation-created -", "leader-elected -",
+		"config-changed -", "start -", "data-relation-created -", "data-relation-joined consumer/0", "data-relation-changed consumer/0")
+	waitLog(t, dir, "consumer/0", "install -", "config-changed -", "start -", "data-relation-created -",
+		"data-relation-joined provider/0", "data-relation-changed provider/0")
+
+	// An application data change after joining is relation-changed with no remote unit.
+	if _, err := c.AddUnits(context.Background(), &pb.AddUnitsRequest{Model: "default", Application: "provider", NumUnits: 1}); err != nil {
+		t.Fatal(err)
 	}
-	// The consumer saw the provider's application data change: relation-changed with no unit.
-	if log := hookLog(t, dir, "consumer/0"); !seq(log, "install -", "config-changed -", "start -", "data-relation-created -") ||
-		!slices.Contains(log, "data-relation-changed -") {
-		t.Errorf("consumer/0 hooks: %v", log)
-	}
+	waitLog(t, dir, "consumer/0", "data-relation-changed provider/0", "data-relation-changed -")
 	// relation-ids sees the peer relation from its first hooks.
 	peerIDs := charmFile(t, dir, "provider/0", "peer-ids")
 	if peerIDs != "peers:0\n" {
@@ -108,6 +114,23 @@ func TestDispatchCharmsShareApplicationData(t *testing.T) {
 	}
 	if len(detail.Relations) != 1 || detail.Relations[0].ApplicationData["token"] != "abc" {
 		t.Errorf("show-unit consumer/0 application data: %v", detail.Relations)
+	}
+}
+
+// waitLog waits until a unit's hook log holds these lines in order; it gives up once the log
+// has not grown for 30 s, so a slow machine only makes it wait longer.
+func waitLog(t *testing.T, controllerDir, unit string, want ...string) {
+	t.Helper()
+	var log []string
+	last := time.Now()
+	for !seq(log, want...) {
+		if time.Since(last) > 30*time.Second {
+			t.Fatalf("%s hooks: %v; want in order %v", unit, log, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if next := hookLog(t, controllerDir, unit); len(next) != len(log) {
+			log, last = next, time.Now()
+		}
 	}
 }
 
