@@ -89,6 +89,7 @@ type Client struct {
 	status  jujupb.StatusServiceClient
 	agent   jujupb.AgentServiceClient
 	log     jujupb.LogServiceClient
+	action  jujupb.ActionServiceClient
 }
 
 // Dial connects to the controller and checks that it answers: users call Version (so a wrong
@@ -169,6 +170,7 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 		status:  jujupb.NewStatusServiceClient(conn),
 		agent:   jujupb.NewAgentServiceClient(conn),
 		log:     jujupb.NewLogServiceClient(conn),
+		action:  jujupb.NewActionServiceClient(conn),
 	}
 }
 
