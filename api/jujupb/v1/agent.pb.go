@@ -21,6 +21,264 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type AgentTasks struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*Task                `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentTasks) Reset() {
+	*x = AgentTasks{}
+	mi := &file_agent_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentTasks) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentTasks) ProtoMessage() {}
+
+func (x *AgentTasks) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentTasks.ProtoReflect.Descriptor instead.
+func (*AgentTasks) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AgentTasks) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+type AgentTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The receiver: the unit name or machine id the task belongs to; it must be the caller's.
+	Receiver      string `protobuf:"bytes,2,opt,name=receiver,proto3" json:"receiver,omitempty"`
+	Id            string `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentTaskRequest) Reset() {
+	*x = AgentTaskRequest{}
+	mi := &file_agent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentTaskRequest) ProtoMessage() {}
+
+func (x *AgentTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentTaskRequest.ProtoReflect.Descriptor instead.
+func (*AgentTaskRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *AgentTaskRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *AgentTaskRequest) GetReceiver() string {
+	if x != nil {
+		return x.Receiver
+	}
+	return ""
+}
+
+func (x *AgentTaskRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type LogTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Receiver      string                 `protobuf:"bytes,2,opt,name=receiver,proto3" json:"receiver,omitempty"`
+	Id            string                 `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
+	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogTaskRequest) Reset() {
+	*x = LogTaskRequest{}
+	mi := &file_agent_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogTaskRequest) ProtoMessage() {}
+
+func (x *LogTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogTaskRequest.ProtoReflect.Descriptor instead.
+func (*LogTaskRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LogTaskRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *LogTaskRequest) GetReceiver() string {
+	if x != nil {
+		return x.Receiver
+	}
+	return ""
+}
+
+func (x *LogTaskRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *LogTaskRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type FinishTaskRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Model    string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Receiver string                 `protobuf:"bytes,2,opt,name=receiver,proto3" json:"receiver,omitempty"`
+	Id       string                 `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
+	Status   string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	Message  string                 `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	// A JSON object (JSON text).
+	ResultsJson   []byte `protobuf:"bytes,6,opt,name=results_json,json=resultsJson,proto3" json:"results_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishTaskRequest) Reset() {
+	*x = FinishTaskRequest{}
+	mi := &file_agent_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishTaskRequest) ProtoMessage() {}
+
+func (x *FinishTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishTaskRequest.ProtoReflect.Descriptor instead.
+func (*FinishTaskRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *FinishTaskRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *FinishTaskRequest) GetReceiver() string {
+	if x != nil {
+		return x.Receiver
+	}
+	return ""
+}
+
+func (x *FinishTaskRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *FinishTaskRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *FinishTaskRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *FinishTaskRequest) GetResultsJson() []byte {
+	if x != nil {
+		return x.ResultsJson
+	}
+	return nil
+}
+
 type SetUnitCharmRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -32,7 +290,7 @@ type SetUnitCharmRequest struct {
 
 func (x *SetUnitCharmRequest) Reset() {
 	*x = SetUnitCharmRequest{}
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +302,7 @@ func (x *SetUnitCharmRequest) String() string {
 func (*SetUnitCharmRequest) ProtoMessage() {}
 
 func (x *SetUnitCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +315,7 @@ func (x *SetUnitCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitCharmRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitCharmRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{0}
+	return file_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SetUnitCharmRequest) GetModel() string {
@@ -92,7 +350,7 @@ type AgentEntity struct {
 
 func (x *AgentEntity) Reset() {
 	*x = AgentEntity{}
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -104,7 +362,7 @@ func (x *AgentEntity) String() string {
 func (*AgentEntity) ProtoMessage() {}
 
 func (x *AgentEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -117,7 +375,7 @@ func (x *AgentEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEntity.ProtoReflect.Descriptor instead.
 func (*AgentEntity) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{1}
+	return file_agent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AgentEntity) GetModel() string {
@@ -148,7 +406,7 @@ type AgentMachine struct {
 
 func (x *AgentMachine) Reset() {
 	*x = AgentMachine{}
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -160,7 +418,7 @@ func (x *AgentMachine) String() string {
 func (*AgentMachine) ProtoMessage() {}
 
 func (x *AgentMachine) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -173,7 +431,7 @@ func (x *AgentMachine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentMachine.ProtoReflect.Descriptor instead.
 func (*AgentMachine) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{2}
+	return file_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AgentMachine) GetId() string {
@@ -242,7 +500,7 @@ type AgentUnit struct {
 
 func (x *AgentUnit) Reset() {
 	*x = AgentUnit{}
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -254,7 +512,7 @@ func (x *AgentUnit) String() string {
 func (*AgentUnit) ProtoMessage() {}
 
 func (x *AgentUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -267,7 +525,7 @@ func (x *AgentUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnit.ProtoReflect.Descriptor instead.
 func (*AgentUnit) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{3}
+	return file_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AgentUnit) GetName() string {
@@ -377,7 +635,7 @@ type AgentUnits struct {
 
 func (x *AgentUnits) Reset() {
 	*x = AgentUnits{}
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +647,7 @@ func (x *AgentUnits) String() string {
 func (*AgentUnits) ProtoMessage() {}
 
 func (x *AgentUnits) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +660,7 @@ func (x *AgentUnits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnits.ProtoReflect.Descriptor instead.
 func (*AgentUnits) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{4}
+	return file_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AgentUnits) GetUnits() []*AgentUnit {
@@ -423,7 +681,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +693,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +706,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{5}
+	return file_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetStatusRequest) GetModel() string {
@@ -480,7 +738,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +750,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +763,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{6}
+	return file_agent_proto_rawDescGZIP(), []int{10}
 }
 
 type SetPasswordRequest struct {
@@ -519,7 +777,7 @@ type SetPasswordRequest struct {
 
 func (x *SetPasswordRequest) Reset() {
 	*x = SetPasswordRequest{}
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +789,7 @@ func (x *SetPasswordRequest) String() string {
 func (*SetPasswordRequest) ProtoMessage() {}
 
 func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +802,7 @@ func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
 func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{7}
+	return file_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetPasswordRequest) GetModel() string {
@@ -576,7 +834,7 @@ type SetPasswordResponse struct {
 
 func (x *SetPasswordResponse) Reset() {
 	*x = SetPasswordResponse{}
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +846,7 @@ func (x *SetPasswordResponse) String() string {
 func (*SetPasswordResponse) ProtoMessage() {}
 
 func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +859,7 @@ func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
 func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{8}
+	return file_agent_proto_rawDescGZIP(), []int{12}
 }
 
 type SetUnitStatusRequest struct {
@@ -618,7 +876,7 @@ type SetUnitStatusRequest struct {
 
 func (x *SetUnitStatusRequest) Reset() {
 	*x = SetUnitStatusRequest{}
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -630,7 +888,7 @@ func (x *SetUnitStatusRequest) String() string {
 func (*SetUnitStatusRequest) ProtoMessage() {}
 
 func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -643,7 +901,7 @@ func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{9}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SetUnitStatusRequest) GetModel() string {
@@ -691,7 +949,7 @@ type CharmRef struct {
 
 func (x *CharmRef) Reset() {
 	*x = CharmRef{}
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -703,7 +961,7 @@ func (x *CharmRef) String() string {
 func (*CharmRef) ProtoMessage() {}
 
 func (x *CharmRef) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -716,7 +974,7 @@ func (x *CharmRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmRef.ProtoReflect.Descriptor instead.
 func (*CharmRef) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{10}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CharmRef) GetModel() string {
@@ -743,7 +1001,7 @@ type CharmArchive struct {
 
 func (x *CharmArchive) Reset() {
 	*x = CharmArchive{}
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +1013,7 @@ func (x *CharmArchive) String() string {
 func (*CharmArchive) ProtoMessage() {}
 
 func (x *CharmArchive) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +1026,7 @@ func (x *CharmArchive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmArchive.ProtoReflect.Descriptor instead.
 func (*CharmArchive) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{11}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CharmArchive) GetUrl() string {
@@ -808,7 +1066,7 @@ type AgentApplication struct {
 
 func (x *AgentApplication) Reset() {
 	*x = AgentApplication{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +1078,7 @@ func (x *AgentApplication) String() string {
 func (*AgentApplication) ProtoMessage() {}
 
 func (x *AgentApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +1091,7 @@ func (x *AgentApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentApplication.ProtoReflect.Descriptor instead.
 func (*AgentApplication) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AgentApplication) GetName() string {
@@ -927,7 +1185,7 @@ type AgentRelation struct {
 
 func (x *AgentRelation) Reset() {
 	*x = AgentRelation{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1197,7 @@ func (x *AgentRelation) String() string {
 func (*AgentRelation) ProtoMessage() {}
 
 func (x *AgentRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1210,7 @@ func (x *AgentRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelation.ProtoReflect.Descriptor instead.
 func (*AgentRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AgentRelation) GetId() int64 {
@@ -1050,7 +1308,7 @@ type RelationMember struct {
 
 func (x *RelationMember) Reset() {
 	*x = RelationMember{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1320,7 @@ func (x *RelationMember) String() string {
 func (*RelationMember) ProtoMessage() {}
 
 func (x *RelationMember) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1333,7 @@ func (x *RelationMember) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationMember.ProtoReflect.Descriptor instead.
 func (*RelationMember) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RelationMember) GetUnit() string {
@@ -1109,7 +1367,7 @@ type RelationSettingsRequest struct {
 
 func (x *RelationSettingsRequest) Reset() {
 	*x = RelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1379,7 @@ func (x *RelationSettingsRequest) String() string {
 func (*RelationSettingsRequest) ProtoMessage() {}
 
 func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1392,7 @@ func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*RelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RelationSettingsRequest) GetModel() string {
@@ -1181,7 +1439,7 @@ type RelationSettingsResponse struct {
 
 func (x *RelationSettingsResponse) Reset() {
 	*x = RelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1193,7 +1451,7 @@ func (x *RelationSettingsResponse) String() string {
 func (*RelationSettingsResponse) ProtoMessage() {}
 
 func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1206,7 +1464,7 @@ func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*RelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RelationSettingsResponse) GetSettings() map[string]string {
@@ -1231,7 +1489,7 @@ type SetRelationSettingsRequest struct {
 
 func (x *SetRelationSettingsRequest) Reset() {
 	*x = SetRelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1501,7 @@ func (x *SetRelationSettingsRequest) String() string {
 func (*SetRelationSettingsRequest) ProtoMessage() {}
 
 func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1514,7 @@ func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SetRelationSettingsRequest) GetModel() string {
@@ -1304,7 +1562,7 @@ type SetRelationSettingsResponse struct {
 
 func (x *SetRelationSettingsResponse) Reset() {
 	*x = SetRelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1574,7 @@ func (x *SetRelationSettingsResponse) String() string {
 func (*SetRelationSettingsResponse) ProtoMessage() {}
 
 func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1587,7 @@ func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SetRelationSettingsResponse) GetChanged() bool {
@@ -1350,7 +1608,7 @@ type ClaimLeadershipRequest struct {
 
 func (x *ClaimLeadershipRequest) Reset() {
 	*x = ClaimLeadershipRequest{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1620,7 @@ func (x *ClaimLeadershipRequest) String() string {
 func (*ClaimLeadershipRequest) ProtoMessage() {}
 
 func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1633,7 @@ func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ClaimLeadershipRequest) GetModel() string {
@@ -1409,7 +1667,7 @@ type ClaimLeadershipResponse struct {
 
 func (x *ClaimLeadershipResponse) Reset() {
 	*x = ClaimLeadershipResponse{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1679,7 @@ func (x *ClaimLeadershipResponse) String() string {
 func (*ClaimLeadershipResponse) ProtoMessage() {}
 
 func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1692,7 @@ func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ClaimLeadershipResponse) GetHeld() bool {
@@ -1461,7 +1719,7 @@ type LeaderSettingsResponse struct {
 
 func (x *LeaderSettingsResponse) Reset() {
 	*x = LeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1731,7 @@ func (x *LeaderSettingsResponse) String() string {
 func (*LeaderSettingsResponse) ProtoMessage() {}
 
 func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1744,7 @@ func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*LeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LeaderSettingsResponse) GetSettings() map[string]string {
@@ -1515,7 +1773,7 @@ type SetLeaderSettingsRequest struct {
 
 func (x *SetLeaderSettingsRequest) Reset() {
 	*x = SetLeaderSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +1785,7 @@ func (x *SetLeaderSettingsRequest) String() string {
 func (*SetLeaderSettingsRequest) ProtoMessage() {}
 
 func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +1798,7 @@ func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SetLeaderSettingsRequest) GetModel() string {
@@ -1572,7 +1830,7 @@ type SetLeaderSettingsResponse struct {
 
 func (x *SetLeaderSettingsResponse) Reset() {
 	*x = SetLeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1584,7 +1842,7 @@ func (x *SetLeaderSettingsResponse) String() string {
 func (*SetLeaderSettingsResponse) ProtoMessage() {}
 
 func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1597,7 +1855,7 @@ func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 type SetUnitPortsRequest struct {
@@ -1613,7 +1871,7 @@ type SetUnitPortsRequest struct {
 
 func (x *SetUnitPortsRequest) Reset() {
 	*x = SetUnitPortsRequest{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +1883,7 @@ func (x *SetUnitPortsRequest) String() string {
 func (*SetUnitPortsRequest) ProtoMessage() {}
 
 func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +1896,7 @@ func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SetUnitPortsRequest) GetModel() string {
@@ -1679,7 +1937,7 @@ type SetUnitPortsResponse struct {
 
 func (x *SetUnitPortsResponse) Reset() {
 	*x = SetUnitPortsResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1691,7 +1949,7 @@ func (x *SetUnitPortsResponse) String() string {
 func (*SetUnitPortsResponse) ProtoMessage() {}
 
 func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1704,7 +1962,7 @@ func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsResponse.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SetUnitPortsResponse) GetOpenPorts() []string {
@@ -1725,7 +1983,7 @@ type SetApplicationVersionRequest struct {
 
 func (x *SetApplicationVersionRequest) Reset() {
 	*x = SetApplicationVersionRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1737,7 +1995,7 @@ func (x *SetApplicationVersionRequest) String() string {
 func (*SetApplicationVersionRequest) ProtoMessage() {}
 
 func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1750,7 +2008,7 @@ func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetApplicationVersionRequest.ProtoReflect.Descriptor instead.
 func (*SetApplicationVersionRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetApplicationVersionRequest) GetModel() string {
@@ -1789,7 +2047,7 @@ type UnitRelationsRequest struct {
 
 func (x *UnitRelationsRequest) Reset() {
 	*x = UnitRelationsRequest{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +2059,7 @@ func (x *UnitRelationsRequest) String() string {
 func (*UnitRelationsRequest) ProtoMessage() {}
 
 func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +2072,7 @@ func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitRelationsRequest.ProtoReflect.Descriptor instead.
 func (*UnitRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UnitRelationsRequest) GetModel() string {
@@ -1854,7 +2112,7 @@ type AgentRelations struct {
 
 func (x *AgentRelations) Reset() {
 	*x = AgentRelations{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +2124,7 @@ func (x *AgentRelations) String() string {
 func (*AgentRelations) ProtoMessage() {}
 
 func (x *AgentRelations) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +2137,7 @@ func (x *AgentRelations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
 func (*AgentRelations) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AgentRelations) GetRelations() []*AgentRelation {
@@ -1902,7 +2160,7 @@ type ScopeRequest struct {
 
 func (x *ScopeRequest) Reset() {
 	*x = ScopeRequest{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1914,7 +2172,7 @@ func (x *ScopeRequest) String() string {
 func (*ScopeRequest) ProtoMessage() {}
 
 func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1927,7 +2185,7 @@ func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
 func (*ScopeRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ScopeRequest) GetModel() string {
@@ -1970,7 +2228,7 @@ type ScopeResponse struct {
 
 func (x *ScopeResponse) Reset() {
 	*x = ScopeResponse{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1982,7 +2240,7 @@ func (x *ScopeResponse) String() string {
 func (*ScopeResponse) ProtoMessage() {}
 
 func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1995,7 +2253,7 @@ func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
 func (*ScopeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ScopeResponse) GetSubordinate() string {
@@ -2022,7 +2280,7 @@ type LifeResponse struct {
 
 func (x *LifeResponse) Reset() {
 	*x = LifeResponse{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2034,7 +2292,7 @@ func (x *LifeResponse) String() string {
 func (*LifeResponse) ProtoMessage() {}
 
 func (x *LifeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2047,7 +2305,7 @@ func (x *LifeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
 func (*LifeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *LifeResponse) GetLife() string {
@@ -2068,7 +2326,7 @@ type ApplicationStatusResponse struct {
 
 func (x *ApplicationStatusResponse) Reset() {
 	*x = ApplicationStatusResponse{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2080,7 +2338,7 @@ func (x *ApplicationStatusResponse) String() string {
 func (*ApplicationStatusResponse) ProtoMessage() {}
 
 func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2093,7 +2351,7 @@ func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationStatusResponse.ProtoReflect.Descriptor instead.
 func (*ApplicationStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ApplicationStatusResponse) GetApplication() *StatusInfo {
@@ -2119,7 +2377,7 @@ type CharmStateResponse struct {
 
 func (x *CharmStateResponse) Reset() {
 	*x = CharmStateResponse{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2131,7 +2389,7 @@ func (x *CharmStateResponse) String() string {
 func (*CharmStateResponse) ProtoMessage() {}
 
 func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2144,7 +2402,7 @@ func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmStateResponse.ProtoReflect.Descriptor instead.
 func (*CharmStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CharmStateResponse) GetState() map[string]string {
@@ -2166,7 +2424,7 @@ type SetCharmStateRequest struct {
 
 func (x *SetCharmStateRequest) Reset() {
 	*x = SetCharmStateRequest{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2436,7 @@ func (x *SetCharmStateRequest) String() string {
 func (*SetCharmStateRequest) ProtoMessage() {}
 
 func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2449,7 @@ func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCharmStateRequest.ProtoReflect.Descriptor instead.
 func (*SetCharmStateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SetCharmStateRequest) GetModel() string {
@@ -2227,7 +2485,7 @@ type GoalStateResponse struct {
 
 func (x *GoalStateResponse) Reset() {
 	*x = GoalStateResponse{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2239,7 +2497,7 @@ func (x *GoalStateResponse) String() string {
 func (*GoalStateResponse) ProtoMessage() {}
 
 func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2252,7 +2510,7 @@ func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStateResponse.ProtoReflect.Descriptor instead.
 func (*GoalStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GoalStateResponse) GetUnits() map[string]*GoalStatus {
@@ -2279,7 +2537,7 @@ type GoalRelation struct {
 
 func (x *GoalRelation) Reset() {
 	*x = GoalRelation{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2291,7 +2549,7 @@ func (x *GoalRelation) String() string {
 func (*GoalRelation) ProtoMessage() {}
 
 func (x *GoalRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2304,7 +2562,7 @@ func (x *GoalRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalRelation.ProtoReflect.Descriptor instead.
 func (*GoalRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GoalRelation) GetMembers() map[string]*GoalStatus {
@@ -2324,7 +2582,7 @@ type GoalStatus struct {
 
 func (x *GoalStatus) Reset() {
 	*x = GoalStatus{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2336,7 +2594,7 @@ func (x *GoalStatus) String() string {
 func (*GoalStatus) ProtoMessage() {}
 
 func (x *GoalStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2349,7 +2607,7 @@ func (x *GoalStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStatus.ProtoReflect.Descriptor instead.
 func (*GoalStatus) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GoalStatus) GetStatus() string {
@@ -2370,7 +2628,26 @@ var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
 	"\n" +
-	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\"\\\n" +
+	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\faction.proto\"1\n" +
+	"\n" +
+	"AgentTasks\x12#\n" +
+	"\x05tasks\x18\x01 \x03(\v2\r.juju.v1.TaskR\x05tasks\"T\n" +
+	"\x10AgentTaskRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\breceiver\x18\x02 \x01(\tR\breceiver\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"l\n" +
+	"\x0eLogTaskRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\breceiver\x18\x02 \x01(\tR\breceiver\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xaa\x01\n" +
+	"\x11FinishTaskRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\breceiver\x18\x02 \x01(\tR\breceiver\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\x12!\n" +
+	"\fresults_json\x18\x06 \x01(\fR\vresultsJson\"\\\n" +
 	"\x13SetUnitCharmRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1b\n" +
@@ -2577,7 +2854,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"GoalStatus\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x14\n" +
-	"\x05since\x18\x02 \x01(\x03R\x05since2\xb0\x10\n" +
+	"\x05since\x18\x02 \x01(\x03R\x05since2\xa9\x12\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -2612,7 +2889,12 @@ const file_agent_proto_rawDesc = "" +
 	"CharmState\x12\x14.juju.v1.AgentEntity\x1a\x1b.juju.v1.CharmStateResponse\x12J\n" +
 	"\rSetCharmState\x12\x1d.juju.v1.SetCharmStateRequest\x1a\x1a.juju.v1.SetStatusResponse\x12=\n" +
 	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponse\x12H\n" +
-	"\fSetUnitCharm\x12\x1c.juju.v1.SetUnitCharmRequest\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\fSetUnitCharm\x12\x1c.juju.v1.SetUnitCharmRequest\x1a\x1a.juju.v1.SetStatusResponse\x12:\n" +
+	"\rReceiverTasks\x12\x14.juju.v1.AgentEntity\x1a\x13.juju.v1.AgentTasks\x125\n" +
+	"\tStartTask\x12\x19.juju.v1.AgentTaskRequest\x1a\r.juju.v1.Task\x12>\n" +
+	"\aLogTask\x12\x17.juju.v1.LogTaskRequest\x1a\x1a.juju.v1.SetStatusResponse\x12D\n" +
+	"\n" +
+	"FinishTask\x12\x1a.juju.v1.FinishTaskRequest\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -2626,149 +2908,163 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_agent_proto_goTypes = []any{
-	(*SetUnitCharmRequest)(nil),          // 0: juju.v1.SetUnitCharmRequest
-	(*AgentEntity)(nil),                  // 1: juju.v1.AgentEntity
-	(*AgentMachine)(nil),                 // 2: juju.v1.AgentMachine
-	(*AgentUnit)(nil),                    // 3: juju.v1.AgentUnit
-	(*AgentUnits)(nil),                   // 4: juju.v1.AgentUnits
-	(*SetStatusRequest)(nil),             // 5: juju.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),            // 6: juju.v1.SetStatusResponse
-	(*SetPasswordRequest)(nil),           // 7: juju.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),          // 8: juju.v1.SetPasswordResponse
-	(*SetUnitStatusRequest)(nil),         // 9: juju.v1.SetUnitStatusRequest
-	(*CharmRef)(nil),                     // 10: juju.v1.CharmRef
-	(*CharmArchive)(nil),                 // 11: juju.v1.CharmArchive
-	(*AgentApplication)(nil),             // 12: juju.v1.AgentApplication
-	(*AgentRelation)(nil),                // 13: juju.v1.AgentRelation
-	(*RelationMember)(nil),               // 14: juju.v1.RelationMember
-	(*RelationSettingsRequest)(nil),      // 15: juju.v1.RelationSettingsRequest
-	(*RelationSettingsResponse)(nil),     // 16: juju.v1.RelationSettingsResponse
-	(*SetRelationSettingsRequest)(nil),   // 17: juju.v1.SetRelationSettingsRequest
-	(*SetRelationSettingsResponse)(nil),  // 18: juju.v1.SetRelationSettingsResponse
-	(*ClaimLeadershipRequest)(nil),       // 19: juju.v1.ClaimLeadershipRequest
-	(*ClaimLeadershipResponse)(nil),      // 20: juju.v1.ClaimLeadershipResponse
-	(*LeaderSettingsResponse)(nil),       // 21: juju.v1.LeaderSettingsResponse
-	(*SetLeaderSettingsRequest)(nil),     // 22: juju.v1.SetLeaderSettingsRequest
-	(*SetLeaderSettingsResponse)(nil),    // 23: juju.v1.SetLeaderSettingsResponse
-	(*SetUnitPortsRequest)(nil),          // 24: juju.v1.SetUnitPortsRequest
-	(*SetUnitPortsResponse)(nil),         // 25: juju.v1.SetUnitPortsResponse
-	(*SetApplicationVersionRequest)(nil), // 26: juju.v1.SetApplicationVersionRequest
-	(*UnitRelationsRequest)(nil),         // 27: juju.v1.UnitRelationsRequest
-	(*AgentRelations)(nil),               // 28: juju.v1.AgentRelations
-	(*ScopeRequest)(nil),                 // 29: juju.v1.ScopeRequest
-	(*ScopeResponse)(nil),                // 30: juju.v1.ScopeResponse
-	(*LifeResponse)(nil),                 // 31: juju.v1.LifeResponse
-	(*ApplicationStatusResponse)(nil),    // 32: juju.v1.ApplicationStatusResponse
-	(*CharmStateResponse)(nil),           // 33: juju.v1.CharmStateResponse
-	(*SetCharmStateRequest)(nil),         // 34: juju.v1.SetCharmStateRequest
-	(*GoalStateResponse)(nil),            // 35: juju.v1.GoalStateResponse
-	(*GoalRelation)(nil),                 // 36: juju.v1.GoalRelation
-	(*GoalStatus)(nil),                   // 37: juju.v1.GoalStatus
-	nil,                                  // 38: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 39: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 40: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 41: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 42: juju.v1.ScopeRequest.SettingsEntry
-	nil,                                  // 43: juju.v1.ApplicationStatusResponse.UnitsEntry
-	nil,                                  // 44: juju.v1.CharmStateResponse.StateEntry
-	nil,                                  // 45: juju.v1.SetCharmStateRequest.StateEntry
-	nil,                                  // 46: juju.v1.GoalStateResponse.UnitsEntry
-	nil,                                  // 47: juju.v1.GoalStateResponse.RelationsEntry
-	nil,                                  // 48: juju.v1.GoalRelation.MembersEntry
-	(*Base)(nil),                         // 49: juju.v1.Base
-	(*StatusInfo)(nil),                   // 50: juju.v1.StatusInfo
+	(*AgentTasks)(nil),                   // 0: juju.v1.AgentTasks
+	(*AgentTaskRequest)(nil),             // 1: juju.v1.AgentTaskRequest
+	(*LogTaskRequest)(nil),               // 2: juju.v1.LogTaskRequest
+	(*FinishTaskRequest)(nil),            // 3: juju.v1.FinishTaskRequest
+	(*SetUnitCharmRequest)(nil),          // 4: juju.v1.SetUnitCharmRequest
+	(*AgentEntity)(nil),                  // 5: juju.v1.AgentEntity
+	(*AgentMachine)(nil),                 // 6: juju.v1.AgentMachine
+	(*AgentUnit)(nil),                    // 7: juju.v1.AgentUnit
+	(*AgentUnits)(nil),                   // 8: juju.v1.AgentUnits
+	(*SetStatusRequest)(nil),             // 9: juju.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),            // 10: juju.v1.SetStatusResponse
+	(*SetPasswordRequest)(nil),           // 11: juju.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),          // 12: juju.v1.SetPasswordResponse
+	(*SetUnitStatusRequest)(nil),         // 13: juju.v1.SetUnitStatusRequest
+	(*CharmRef)(nil),                     // 14: juju.v1.CharmRef
+	(*CharmArchive)(nil),                 // 15: juju.v1.CharmArchive
+	(*AgentApplication)(nil),             // 16: juju.v1.AgentApplication
+	(*AgentRelation)(nil),                // 17: juju.v1.AgentRelation
+	(*RelationMember)(nil),               // 18: juju.v1.RelationMember
+	(*RelationSettingsRequest)(nil),      // 19: juju.v1.RelationSettingsRequest
+	(*RelationSettingsResponse)(nil),     // 20: juju.v1.RelationSettingsResponse
+	(*SetRelationSettingsRequest)(nil),   // 21: juju.v1.SetRelationSettingsRequest
+	(*SetRelationSettingsResponse)(nil),  // 22: juju.v1.SetRelationSettingsResponse
+	(*ClaimLeadershipRequest)(nil),       // 23: juju.v1.ClaimLeadershipRequest
+	(*ClaimLeadershipResponse)(nil),      // 24: juju.v1.ClaimLeadershipResponse
+	(*LeaderSettingsResponse)(nil),       // 25: juju.v1.LeaderSettingsResponse
+	(*SetLeaderSettingsRequest)(nil),     // 26: juju.v1.SetLeaderSettingsRequest
+	(*SetLeaderSettingsResponse)(nil),    // 27: juju.v1.SetLeaderSettingsResponse
+	(*SetUnitPortsRequest)(nil),          // 28: juju.v1.SetUnitPortsRequest
+	(*SetUnitPortsResponse)(nil),         // 29: juju.v1.SetUnitPortsResponse
+	(*SetApplicationVersionRequest)(nil), // 30: juju.v1.SetApplicationVersionRequest
+	(*UnitRelationsRequest)(nil),         // 31: juju.v1.UnitRelationsRequest
+	(*AgentRelations)(nil),               // 32: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),                 // 33: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),                // 34: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),                 // 35: juju.v1.LifeResponse
+	(*ApplicationStatusResponse)(nil),    // 36: juju.v1.ApplicationStatusResponse
+	(*CharmStateResponse)(nil),           // 37: juju.v1.CharmStateResponse
+	(*SetCharmStateRequest)(nil),         // 38: juju.v1.SetCharmStateRequest
+	(*GoalStateResponse)(nil),            // 39: juju.v1.GoalStateResponse
+	(*GoalRelation)(nil),                 // 40: juju.v1.GoalRelation
+	(*GoalStatus)(nil),                   // 41: juju.v1.GoalStatus
+	nil,                                  // 42: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 43: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 44: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 45: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 46: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 47: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 48: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 49: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 50: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 51: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 52: juju.v1.GoalRelation.MembersEntry
+	(*Task)(nil),                         // 53: juju.v1.Task
+	(*Base)(nil),                         // 54: juju.v1.Base
+	(*StatusInfo)(nil),                   // 55: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	49, // 0: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	50, // 1: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	50, // 2: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
-	3,  // 3: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	50, // 4: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	50, // 5: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	50, // 6: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	14, // 7: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	38, // 8: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	39, // 9: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	40, // 10: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	41, // 11: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	13, // 12: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	42, // 13: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	50, // 14: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
-	43, // 15: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
-	44, // 16: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
-	45, // 17: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
-	46, // 18: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
-	47, // 19: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
-	48, // 20: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
-	50, // 21: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
-	37, // 22: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
-	36, // 23: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
-	37, // 24: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
-	1,  // 25: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	5,  // 26: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	1,  // 27: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	1,  // 28: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	7,  // 29: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	9,  // 30: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	10, // 31: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	1,  // 32: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	27, // 33: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	29, // 34: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	29, // 35: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	1,  // 36: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	1,  // 37: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	1,  // 38: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	1,  // 39: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	15, // 40: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	17, // 41: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	19, // 42: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	1,  // 43: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	22, // 44: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	24, // 45: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	26, // 46: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	5,  // 47: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	1,  // 48: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	1,  // 49: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
-	1,  // 50: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
-	34, // 51: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
-	1,  // 52: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
-	0,  // 53: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
-	2,  // 54: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	6,  // 55: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	4,  // 56: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	3,  // 57: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	8,  // 58: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	6,  // 59: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	11, // 60: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	12, // 61: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	28, // 62: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	30, // 63: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	30, // 64: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	31, // 65: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	31, // 66: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	31, // 67: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	31, // 68: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	16, // 69: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	18, // 70: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	20, // 71: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	21, // 72: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	23, // 73: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	25, // 74: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	6,  // 75: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	6,  // 76: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	6,  // 77: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	32, // 78: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	33, // 79: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	6,  // 80: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	35, // 81: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	6,  // 82: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
-	54, // [54:83] is the sub-list for method output_type
-	25, // [25:54] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	53, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
+	54, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	55, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	55, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	7,  // 4: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
+	55, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	55, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	55, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	18, // 8: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
+	42, // 9: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	43, // 10: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	44, // 11: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	45, // 12: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	17, // 13: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	46, // 14: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	55, // 15: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	47, // 16: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	48, // 17: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	49, // 18: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	50, // 19: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	51, // 20: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	52, // 21: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	55, // 22: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	41, // 23: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	40, // 24: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	41, // 25: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	5,  // 26: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	9,  // 27: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 28: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	5,  // 29: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	11, // 30: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	13, // 31: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	14, // 32: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	5,  // 33: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	31, // 34: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	33, // 35: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	33, // 36: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	5,  // 37: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	5,  // 38: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	5,  // 39: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	5,  // 40: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	19, // 41: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	21, // 42: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	23, // 43: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	5,  // 44: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	26, // 45: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	28, // 46: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	30, // 47: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	9,  // 48: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 49: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	5,  // 50: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	5,  // 51: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	38, // 52: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	5,  // 53: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	4,  // 54: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
+	5,  // 55: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
+	1,  // 56: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
+	2,  // 57: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
+	3,  // 58: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
+	6,  // 59: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	10, // 60: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	8,  // 61: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	7,  // 62: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	12, // 63: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	10, // 64: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	15, // 65: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	16, // 66: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	32, // 67: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	34, // 68: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	34, // 69: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	35, // 70: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	35, // 71: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	35, // 72: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	35, // 73: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	20, // 74: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	22, // 75: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	24, // 76: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	25, // 77: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	27, // 78: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	29, // 79: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	10, // 80: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	10, // 81: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 82: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	36, // 83: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	37, // 84: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	10, // 85: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	39, // 86: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	10, // 87: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	0,  // 88: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
+	53, // 89: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
+	10, // 90: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
+	10, // 91: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
+	59, // [59:92] is the sub-list for method output_type
+	26, // [26:59] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -2777,13 +3073,14 @@ func file_agent_proto_init() {
 		return
 	}
 	file_common_proto_init()
+	file_action_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   49,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,6 +48,10 @@ const (
 	AgentService_SetCharmState_FullMethodName         = "/juju.v1.AgentService/SetCharmState"
 	AgentService_GoalState_FullMethodName             = "/juju.v1.AgentService/GoalState"
 	AgentService_SetUnitCharm_FullMethodName          = "/juju.v1.AgentService/SetUnitCharm"
+	AgentService_ReceiverTasks_FullMethodName         = "/juju.v1.AgentService/ReceiverTasks"
+	AgentService_StartTask_FullMethodName             = "/juju.v1.AgentService/StartTask"
+	AgentService_LogTask_FullMethodName               = "/juju.v1.AgentService/LogTask"
+	AgentService_FinishTask_FullMethodName            = "/juju.v1.AgentService/FinishTask"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -124,6 +128,18 @@ type AgentServiceClient interface {
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// ReceiverTasks is the caller's task queue, oldest first: its pending and running tasks (a
+	// unit agent asks for its unit; a machine agent for exec tasks on its machine). Agents learn
+	// of new tasks by watching kind "tasks" with their receiver's id.
+	ReceiverTasks(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentTasks, error)
+	// StartTask moves one of the caller's pending tasks to running and returns it. A task that
+	// is no longer pending (cancelled meanwhile) gives FailedPrecondition; the agent skips it.
+	StartTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*Task, error)
+	// LogTask appends a message to a running task's log (action-log).
+	LogTask(ctx context.Context, in *LogTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// FinishTask ends a running task: status "completed" or "failed", action-fail's message,
+	// and the results (action-set's values with return-code, stdout and stderr).
+	FinishTask(ctx context.Context, in *FinishTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 }
 
 type agentServiceClient struct {
@@ -424,6 +440,46 @@ func (c *agentServiceClient) SetUnitCharm(ctx context.Context, in *SetUnitCharmR
 	return out, nil
 }
 
+func (c *agentServiceClient) ReceiverTasks(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentTasks, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentTasks)
+	err := c.cc.Invoke(ctx, AgentService_ReceiverTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) StartTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*Task, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Task)
+	err := c.cc.Invoke(ctx, AgentService_StartTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) LogTask(ctx context.Context, in *LogTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_LogTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) FinishTask(ctx context.Context, in *FinishTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetStatusResponse)
+	err := c.cc.Invoke(ctx, AgentService_FinishTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -498,6 +554,18 @@ type AgentServiceServer interface {
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error)
+	// ReceiverTasks is the caller's task queue, oldest first: its pending and running tasks (a
+	// unit agent asks for its unit; a machine agent for exec tasks on its machine). Agents learn
+	// of new tasks by watching kind "tasks" with their receiver's id.
+	ReceiverTasks(context.Context, *AgentEntity) (*AgentTasks, error)
+	// StartTask moves one of the caller's pending tasks to running and returns it. A task that
+	// is no longer pending (cancelled meanwhile) gives FailedPrecondition; the agent skips it.
+	StartTask(context.Context, *AgentTaskRequest) (*Task, error)
+	// LogTask appends a message to a running task's log (action-log).
+	LogTask(context.Context, *LogTaskRequest) (*SetStatusResponse, error)
+	// FinishTask ends a running task: status "completed" or "failed", action-fail's message,
+	// and the results (action-set's values with return-code, stdout and stderr).
+	FinishTask(context.Context, *FinishTaskRequest) (*SetStatusResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -594,6 +662,18 @@ func (UnimplementedAgentServiceServer) GoalState(context.Context, *AgentEntity) 
 }
 func (UnimplementedAgentServiceServer) SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetUnitCharm not implemented")
+}
+func (UnimplementedAgentServiceServer) ReceiverTasks(context.Context, *AgentEntity) (*AgentTasks, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReceiverTasks not implemented")
+}
+func (UnimplementedAgentServiceServer) StartTask(context.Context, *AgentTaskRequest) (*Task, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StartTask not implemented")
+}
+func (UnimplementedAgentServiceServer) LogTask(context.Context, *LogTaskRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LogTask not implemented")
+}
+func (UnimplementedAgentServiceServer) FinishTask(context.Context, *FinishTaskRequest) (*SetStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FinishTask not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -1138,6 +1218,78 @@ func _AgentService_SetUnitCharm_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_ReceiverTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).ReceiverTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_ReceiverTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).ReceiverTasks(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_StartTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).StartTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_StartTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).StartTask(ctx, req.(*AgentTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_LogTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LogTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).LogTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_LogTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).LogTask(ctx, req.(*LogTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_FinishTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).FinishTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_FinishTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).FinishTask(ctx, req.(*FinishTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1260,6 +1412,22 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetUnitCharm",
 			Handler:    _AgentService_SetUnitCharm_Handler,
+		},
+		{
+			MethodName: "ReceiverTasks",
+			Handler:    _AgentService_ReceiverTasks_Handler,
+		},
+		{
+			MethodName: "StartTask",
+			Handler:    _AgentService_StartTask_Handler,
+		},
+		{
+			MethodName: "LogTask",
+			Handler:    _AgentService_LogTask_Handler,
+		},
+		{
+			MethodName: "FinishTask",
+			Handler:    _AgentService_FinishTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
