@@ -79,6 +79,7 @@ var argSpecs = map[string]argSpec{
 	"add-unit":           first(client.NameApplication),
 	"constraints":        first(client.NameApplication),
 	"config":             first(client.NameApplication),
+	"trust":              first(client.NameApplication),
 	"set-constraints":    applicationThenConstraints,
 	"show-machine":       repeated(client.NameMachine),
 	"remove-machine":     repeated(client.NameMachine),
@@ -89,6 +90,7 @@ var argSpecs = map[string]argSpec{
 	"wait-for":           waitFor,
 	"switch":             switchTarget,
 	"destroy-model":      firstModel,
+	"show-model":         firstModel,
 	"kill-controller":    firstController,
 	"destroy-controller": firstController,
 	"set-model-constraints": func(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -222,13 +224,16 @@ func unitsOrMachines(c *completer, cmd *cobra.Command, args []string, toComplete
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
-// waitFor completes "wait-for <application|unit|machine> <name>".
+// waitFor completes "wait-for <model|application|unit|machine> <name>".
 func waitFor(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	kinds := map[string]client.NameKind{"application": client.NameApplication, "unit": client.NameUnit, "machine": client.NameMachine}
 	switch len(args) {
 	case 0:
-		return []string{"application", "machine", "unit"}, noFiles
+		return []string{"application", "machine", "model", "unit"}, noFiles
 	case 1:
+		if args[0] == "model" {
+			return c.models(cmd, toComplete, strings.Contains(toComplete, ":")), noFiles
+		}
 		if kind, ok := kinds[args[0]]; ok {
 			return c.names(cmd, kind, toComplete), noFiles
 		}

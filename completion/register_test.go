@@ -101,7 +101,7 @@ func testTree(src Source) *cobra.Command {
 		root.AddCommand(cmd)
 		return cmd
 	}
-	for _, use := range []string{"show-unit", "remove-unit", "resolved", "show-machine", "integrate", "set-constraints", "wait-for", "switch", "destroy-model"} {
+	for _, use := range []string{"show-unit", "remove-unit", "resolved", "show-machine", "integrate", "set-constraints", "wait-for", "switch", "destroy-model", "trust"} {
 		add(use, "model")
 	}
 	add("kill-controller")
@@ -188,7 +188,9 @@ func TestComplete(t *testing.T) {
 		{[]string{"status", "1"}, []string{"1", "10"}, noFileComp, []string{"test default NAME_KIND_MACHINE 1"}},
 		{[]string{"resolved", "wordpress/1", "w"}, []string{"wordpress/0", "wordpress/10"}, noFileComp, []string{"test default NAME_KIND_UNIT w"}},
 		{[]string{"resolved", "1"}, []string{"1", "10"}, noFileComp, []string{"test default NAME_KIND_MACHINE 1"}},
-		{[]string{"wait-for", ""}, []string{"application", "machine", "unit"}, noFileComp, nil},
+		{[]string{"wait-for", ""}, []string{"application", "machine", "model", "unit"}, noFileComp, nil},
+		{[]string{"wait-for", "model", "d"}, []string{"default"}, noFileComp, []string{"test  NAME_KIND_MODEL d"}},
+		{[]string{"trust", "w"}, []string{"wordpress"}, noFileComp, []string{"test default NAME_KIND_APPLICATION w"}},
 		{[]string{"wait-for", "unit", "my"}, []string{"mysql/0"}, noFileComp, []string{"test default NAME_KIND_UNIT my"}},
 		{[]string{"set-constraints", "w"}, []string{"wordpress"}, noFileComp, []string{"test default NAME_KIND_APPLICATION w"}},
 		{[]string{"set-constraints", "wordpress", "mem=1G", "c"}, []string{"container=", "cores=", "cpu-power="}, noFileComp | noSpace, nil},

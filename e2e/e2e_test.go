@@ -32,7 +32,7 @@ func build(t *testing.T) *env {
 	}
 	bin := t.TempDir()
 	for _, cmd := range []string{"juju", "jujud", "jujuc"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
+		build := exec.Command("go", "build", "-buildvcs=auto", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
 		build.Dir = root
 		out, err := build.CombinedOutput()
 		if err != nil {

@@ -448,8 +448,11 @@ type Application struct {
 	ForceAfter    int64                  `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	// application-version-set.
 	WorkloadVersion string `protobuf:"bytes,15,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Trust is the application config option "trust" (juju trust, deploy --trust): whether the
+	// charm may read the cloud credentials. Kept apart from config, which is the charm's.
+	Trust         bool `protobuf:"varint,17,opt,name=trust,proto3" json:"trust,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Application) Reset() {
@@ -571,6 +574,13 @@ func (x *Application) GetWorkloadVersion() string {
 		return x.WorkloadVersion
 	}
 	return ""
+}
+
+func (x *Application) GetTrust() bool {
+	if x != nil {
+		return x.Trust
+	}
+	return false
 }
 
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
@@ -954,10 +964,12 @@ func (x *Settings) GetValues() map[string]string {
 
 // Cleanup is /juju/models/<uuid>/cleanups/<seq>: work left for the cleanup worker (L-R7).
 type Cleanup struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	RelationId    int64                  `protobuf:"varint,2,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
-	Created       int64                  `protobuf:"varint,3,opt,name=created,proto3" json:"created,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Kind       string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	RelationId int64                  `protobuf:"varint,2,opt,name=relation_id,json=relationId,proto3" json:"relation_id,omitempty"`
+	Created    int64                  `protobuf:"varint,3,opt,name=created,proto3" json:"created,omitempty"`
+	// receiver-tasks: the removed unit or machine whose unfinished tasks are left to cancel.
+	Receiver      string `protobuf:"bytes,4,opt,name=receiver,proto3" json:"receiver,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1011,6 +1023,13 @@ func (x *Cleanup) GetCreated() int64 {
 		return x.Created
 	}
 	return 0
+}
+
+func (x *Cleanup) GetReceiver() string {
+	if x != nil {
+		return x.Receiver
+	}
+	return ""
 }
 
 // Charm is /juju/models/<uuid>/charms/<url>; the archive is /juju/charmblobs/<uuid>/<url> so that
@@ -1182,6 +1201,289 @@ func (x *CharmState) GetValues() map[string]string {
 	return nil
 }
 
+// Operation is /juju/models/<uuid>/operations/<id>: one juju run or juju exec request. Operation
+// and task ids share the model's "task" sequence (the first operation is 1, its tasks 2, 3...).
+// In keys ids are zero-padded to 20 digits so that key order is id order. An operation's
+// status and its start and completion times are derived from its tasks when read: no task
+// change ever writes this document, so tasks of one operation never contend for it.
+type Operation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Juju's summary: "<action> run on <receiver>,<receiver>..." (receivers as tags).
+	Summary       string   `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	Enqueued      int64    `protobuf:"varint,3,opt,name=enqueued,proto3" json:"enqueued,omitempty"`
+	TaskIds       []string `protobuf:"bytes,4,rep,name=task_ids,json=taskIds,proto3" json:"task_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Operation) Reset() {
+	*x = Operation{}
+	mi := &file_store_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Operation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Operation) ProtoMessage() {}
+
+func (x *Operation) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Operation.ProtoReflect.Descriptor instead.
+func (*Operation) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Operation) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Operation) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *Operation) GetEnqueued() int64 {
+	if x != nil {
+		return x.Enqueued
+	}
+	return 0
+}
+
+func (x *Operation) GetTaskIds() []string {
+	if x != nil {
+		return x.TaskIds
+	}
+	return nil
+}
+
+type TaskLog struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Time          int64                  `protobuf:"varint,1,opt,name=time,proto3" json:"time,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskLog) Reset() {
+	*x = TaskLog{}
+	mi := &file_store_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskLog) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskLog) ProtoMessage() {}
+
+func (x *TaskLog) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskLog.ProtoReflect.Descriptor instead.
+func (*TaskLog) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *TaskLog) GetTime() int64 {
+	if x != nil {
+		return x.Time
+	}
+	return 0
+}
+
+func (x *TaskLog) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// Task is /juju/models/<uuid>/tasks/<id>: one action or exec command for one receiver (a unit
+// name, or a machine id for exec on a machine). While it is unfinished (pending, running,
+// aborting) a copy without its log is also at /juju/models/<uuid>/taskqueue/<receiver tag>/<id>:
+// the receiver's queue, one range read, oldest first, and what its agent watches (kind "tasks").
+type Task struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	OperationId string                 `protobuf:"bytes,2,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
+	Receiver    string                 `protobuf:"bytes,3,opt,name=receiver,proto3" json:"receiver,omitempty"`
+	// The action's name, or "juju-exec".
+	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	// A JSON object; for juju-exec {"command": ..., "timeout": <nanoseconds>}, as Juju stores it.
+	ParamsJson []byte `protobuf:"bytes,5,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
+	// pending, running, aborting, completed, failed, cancelled, aborted, error.
+	Status  string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	Message string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	// A JSON object: action-set's values with return-code, stdout and stderr.
+	ResultsJson []byte     `protobuf:"bytes,8,opt,name=results_json,json=resultsJson,proto3" json:"results_json,omitempty"`
+	Log         []*TaskLog `protobuf:"bytes,9,rep,name=log,proto3" json:"log,omitempty"`
+	Enqueued    int64      `protobuf:"varint,10,opt,name=enqueued,proto3" json:"enqueued,omitempty"`
+	Started     int64      `protobuf:"varint,11,opt,name=started,proto3" json:"started,omitempty"`
+	Completed   int64      `protobuf:"varint,12,opt,name=completed,proto3" json:"completed,omitempty"`
+	// The charm's parallel and execution-group for the action.
+	Parallel       bool   `protobuf:"varint,13,opt,name=parallel,proto3" json:"parallel,omitempty"`
+	ExecutionGroup string `protobuf:"bytes,14,opt,name=execution_group,json=executionGroup,proto3" json:"execution_group,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Task) Reset() {
+	*x = Task{}
+	mi := &file_store_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Task) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Task) ProtoMessage() {}
+
+func (x *Task) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Task.ProtoReflect.Descriptor instead.
+func (*Task) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Task) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Task) GetOperationId() string {
+	if x != nil {
+		return x.OperationId
+	}
+	return ""
+}
+
+func (x *Task) GetReceiver() string {
+	if x != nil {
+		return x.Receiver
+	}
+	return ""
+}
+
+func (x *Task) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *Task) GetParamsJson() []byte {
+	if x != nil {
+		return x.ParamsJson
+	}
+	return nil
+}
+
+func (x *Task) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Task) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Task) GetResultsJson() []byte {
+	if x != nil {
+		return x.ResultsJson
+	}
+	return nil
+}
+
+func (x *Task) GetLog() []*TaskLog {
+	if x != nil {
+		return x.Log
+	}
+	return nil
+}
+
+func (x *Task) GetEnqueued() int64 {
+	if x != nil {
+		return x.Enqueued
+	}
+	return 0
+}
+
+func (x *Task) GetStarted() int64 {
+	if x != nil {
+		return x.Started
+	}
+	return 0
+}
+
+func (x *Task) GetCompleted() int64 {
+	if x != nil {
+		return x.Completed
+	}
+	return 0
+}
+
+func (x *Task) GetParallel() bool {
+	if x != nil {
+		return x.Parallel
+	}
+	return false
+}
+
+func (x *Task) GetExecutionGroup() string {
+	if x != nil {
+		return x.ExecutionGroup
+	}
+	return ""
+}
+
 var File_store_proto protoreflect.FileDescriptor
 
 const file_store_proto_rawDesc = "" +
@@ -1230,7 +1532,7 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\x8d\x04\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xa3\x04\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1246,7 +1548,8 @@ const file_store_proto_rawDesc = "" +
 	"\acreated\x18\r \x01(\x03R\acreated\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12)\n" +
-	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x1a9\n" +
+	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x12\x14\n" +
+	"\x05trust\x18\x11 \x01(\bR\x05trust\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\tJ\x04\b\v\x10\fJ\x04\b\x10\x10\x11\"\xbe\x04\n" +
@@ -1289,12 +1592,13 @@ const file_store_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2#.juju.store.v1.Settings.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"X\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"t\n" +
 	"\aCleanup\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1f\n" +
 	"\vrelation_id\x18\x02 \x01(\x03R\n" +
 	"relationId\x12\x18\n" +
-	"\acreated\x18\x03 \x01(\x03R\acreated\"\x9e\x02\n" +
+	"\acreated\x18\x03 \x01(\x03R\acreated\x12\x1a\n" +
+	"\breceiver\x18\x04 \x01(\tR\breceiver\"\x9e\x02\n" +
 	"\x05Charm\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
@@ -1313,7 +1617,32 @@ const file_store_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2%.juju.store.v1.CharmState.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"l\n" +
+	"\tOperation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\asummary\x18\x02 \x01(\tR\asummary\x12\x1a\n" +
+	"\benqueued\x18\x03 \x01(\x03R\benqueued\x12\x19\n" +
+	"\btask_ids\x18\x04 \x03(\tR\ataskIds\"7\n" +
+	"\aTaskLog\x12\x12\n" +
+	"\x04time\x18\x01 \x01(\x03R\x04time\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xa6\x03\n" +
+	"\x04Task\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
+	"\foperation_id\x18\x02 \x01(\tR\voperationId\x12\x1a\n" +
+	"\breceiver\x18\x03 \x01(\tR\breceiver\x12\x16\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\x12\x1f\n" +
+	"\vparams_json\x18\x05 \x01(\fR\n" +
+	"paramsJson\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\a \x01(\tR\amessage\x12!\n" +
+	"\fresults_json\x18\b \x01(\fR\vresultsJson\x12(\n" +
+	"\x03log\x18\t \x03(\v2\x16.juju.store.v1.TaskLogR\x03log\x12\x1a\n" +
+	"\benqueued\x18\n" +
+	" \x01(\x03R\benqueued\x12\x18\n" +
+	"\astarted\x18\v \x01(\x03R\astarted\x12\x1c\n" +
+	"\tcompleted\x18\f \x01(\x03R\tcompleted\x12\x1a\n" +
+	"\bparallel\x18\r \x01(\bR\bparallel\x12'\n" +
+	"\x0fexecution_group\x18\x0e \x01(\tR\x0eexecutionGroupB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
 
 var (
 	file_store_proto_rawDescOnce sync.Once
@@ -1327,7 +1656,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1341,27 +1670,31 @@ var file_store_proto_goTypes = []any{
 	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
 	(*Charm)(nil),       // 10: juju.store.v1.Charm
 	(*CharmState)(nil),  // 11: juju.store.v1.CharmState
-	nil,                 // 12: juju.store.v1.Model.ConfigEntry
-	nil,                 // 13: juju.store.v1.Application.ConfigEntry
-	nil,                 // 14: juju.store.v1.Settings.ValuesEntry
-	nil,                 // 15: juju.store.v1.CharmState.ValuesEntry
+	(*Operation)(nil),   // 12: juju.store.v1.Operation
+	(*TaskLog)(nil),     // 13: juju.store.v1.TaskLog
+	(*Task)(nil),        // 14: juju.store.v1.Task
+	nil,                 // 15: juju.store.v1.Model.ConfigEntry
+	nil,                 // 16: juju.store.v1.Application.ConfigEntry
+	nil,                 // 17: juju.store.v1.Settings.ValuesEntry
+	nil,                 // 18: juju.store.v1.CharmState.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	12, // 0: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
+	15, // 0: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
 	0,  // 1: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
 	0,  // 2: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	13, // 3: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	16, // 3: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
 	0,  // 4: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
 	0,  // 5: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
 	0,  // 6: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
 	6,  // 7: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	14, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	15, // 9: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	17, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	18, // 9: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
+	13, // 10: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1375,7 +1708,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -47,7 +47,7 @@ func TestJujucRunsOnlyAsATool(t *testing.T) {
 		code       int
 		stderr     string
 	}{
-		{"under its own name", jujuc, 2, "ERROR jujuc runs only as a hook tool, under one of these names: add-metric, application-version-set, close-port,"},
+		{"under its own name", jujuc, 2, "ERROR jujuc runs only as a hook tool, under one of these names: action-fail, action-get, action-log, action-set, add-metric,"},
 		{"as a tool outside a hook", tool, 1, "ERROR JUJU_AGENT_SOCKET is not set: hook tools run only inside a hook\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,11 +18,13 @@ import (
 )
 
 // hookContext is what one running hook sees through the hook tools (hooktool.Context): the
-// snapshot its hook was chosen from, and calls to the controller as the unit.
+// snapshot its hook was chosen from, and calls to the controller as the unit. An action (or a
+// juju exec command) runs in one too, with an empty hook and its task.
 type hookContext struct {
-	a    *unitAgent
-	hook *hookSpec
-	snap *snapshot
+	a      *unitAgent
+	hook   *hookSpec
+	snap   *snapshot
+	action *taskRun
 }
 
 var _ hooktool.Context = (*hookContext)(nil)
@@ -326,6 +328,41 @@ func (c *hookContext) CharmState(ctx context.Context) (map[string]string, error)
 
 func (c *hookContext) SetCharmState(ctx context.Context, values map[string]string) error {
 	return c.a.c.SetCharmState(ctx, c.a.conf.Model, c.a.conf.ID, values)
+}
+
+// ActionParams answers action-get.
+func (c *hookContext) ActionParams() (map[string]any, error) {
+	if c.action == nil {
+		return nil, hooktool.ErrNotAction
+	}
+	return c.action.params, nil
+}
+
+// SetActionResult answers action-set: the value goes into the task's results at its key path.
+func (c *hookContext) SetActionResult(keys []string, value string) error {
+	if c.action == nil {
+		return hooktool.ErrNotAction
+	}
+	c.action.set(keys, value)
+	return nil
+}
+
+// FailAction answers action-fail: the task fails with message once its process ends.
+func (c *hookContext) FailAction(message string) error {
+	if c.action == nil {
+		return hooktool.ErrNotAction
+	}
+	c.action.fail(message)
+	return nil
+}
+
+// LogAction answers action-log: the message goes to the task's log in the store at once, so
+// that `juju show-task` shows progress while the action runs.
+func (c *hookContext) LogAction(ctx context.Context, message string) error {
+	if c.action == nil {
+		return hooktool.ErrNotAction
+	}
+	return c.a.c.LogTask(ctx, c.a.conf.Model, c.a.conf.ID, c.action.id, message)
 }
 
 // workloadStatus values the agent itself sets around hooks (juju-cli.md §4).

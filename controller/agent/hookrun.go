@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/jujuclone/juju/core/modelconfig"
+	"github.com/jujuclone/juju/core/version"
 )
 
 // DefaultHookTimeout is how long a hook may run before it is killed and reported as failed.
@@ -114,32 +117,16 @@ func (w *lineLogger) flush() {
 }
 
 // JujuVersion is the Juju version hooks are told they run under (JUJU_VERSION): this controller
-// implements Juju 3.6's hook environment and tools, and ops takes its modern paths from it.
-const JujuVersion = "3.6.12"
+// implements Juju 3.6's hook environment and tools, and ops takes its modern paths from it. It
+// is the version `juju version` prints.
+const JujuVersion = version.Juju
 
 // hookEnv is the environment of a hook, as Juju 3.6 gives it.
 func (a *unitAgent) hookEnv(h *hookSpec, contextID string, snap *snapshot) []string {
-	env := []string{
-		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"HOME=" + a.dir,
-		"LANG=C.UTF-8",
-		"JUJU_VERSION=" + JujuVersion,
-		"JUJU_CONTEXT_ID=" + contextID,
-		"JUJU_AGENT_SOCKET=" + a.toolsAddr,
-		"JUJU_UNIT_NAME=" + a.conf.ID,
-		"JUJU_MODEL_UUID=" + a.conf.Model,
-		"JUJU_MODEL_NAME=" + snap.app.GetModelName(),
-		"JUJU_MACHINE_ID=" + snap.unit.GetMachine(),
-		"JUJU_AVAILABILITY_ZONE=" + a.conf.Zone,
-		"JUJU_API_ADDRESSES=" + a.conf.APIAddr,
-		"JUJU_HOOK_NAME=" + h.Name(),
-		"JUJU_DISPATCH_PATH=hooks/" + h.Name(),
-		"JUJU_CHARM_DIR=" + a.charmDir(),
-		"CHARM_DIR=" + a.charmDir(),
-	}
-	if a.principal != "" {
-		env = append(env, "JUJU_PRINCIPAL_UNIT="+a.principal)
-	}
+	env := append(a.contextEnv(contextID, snap),
+		"JUJU_HOOK_NAME="+h.Name(),
+		"JUJU_DISPATCH_PATH=hooks/"+h.Name(),
+	)
 	if h.relation() {
 		env = append(env,
 			"JUJU_RELATION="+h.Endpoint,
@@ -160,4 +147,30 @@ func (a *unitAgent) hookEnv(h *hookSpec, contextID string, snap *snapshot) []str
 		}
 	}
 	return env
+}
+
+// contextEnv is what every process run in the unit's context gets (hooks, actions, juju exec
+// commands): the hook tools on PATH, the context id they present, and the unit's identity.
+func (a *unitAgent) contextEnv(contextID string, snap *snapshot) []string {
+	env := []string{
+		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=" + a.dir,
+		"LANG=C.UTF-8",
+		"JUJU_VERSION=" + JujuVersion,
+		"JUJU_CONTEXT_ID=" + contextID,
+		"JUJU_AGENT_SOCKET=" + a.toolsAddr,
+		"JUJU_UNIT_NAME=" + a.conf.ID,
+		"JUJU_MODEL_UUID=" + a.conf.Model,
+		"JUJU_MODEL_NAME=" + snap.app.GetModelName(),
+		"JUJU_MACHINE_ID=" + snap.unit.GetMachine(),
+		"JUJU_AVAILABILITY_ZONE=" + a.conf.Zone,
+		"JUJU_API_ADDRESSES=" + a.conf.APIAddr,
+		"JUJU_CHARM_DIR=" + a.charmDir(),
+		"CHARM_DIR=" + a.charmDir(),
+	}
+	if a.principal != "" {
+		env = append(env, "JUJU_PRINCIPAL_UNIT="+a.principal)
+	}
+	// The model's proxies (juju-http-proxy ... as JUJU_CHARM_HTTP_PROXY ...), as Juju gives them.
+	return append(env, modelconfig.ProxyEnv(snap.app.GetModelConfig())...)
 }

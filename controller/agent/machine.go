@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -27,6 +28,11 @@ func newMachineAgent(r *Runner, dir string, conf Conf, c *client.Client) *machin
 }
 
 func (a *machineAgent) run(ctx context.Context) error {
+	// The machine's ssh server (juju ssh) runs beside the agent, under the machine's directory,
+	// so that stopping the machine's agents (StopTree) stops it too.
+	a.d.runner.start(filepath.Join(a.dir, sshdDirName), newSSHServer(a.dir, a.conf, a.c).run)
+	ctx, cancel := context.WithCancel(ctx) // ends the watches and the task worker on return
+	defer cancel()
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
 	// machine carries each unit's life, so this watch sees them go dying and dead.
 	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
@@ -38,7 +44,23 @@ func (a *machineAgent) run(ctx context.Context) error {
 	if err := a.c.SetMachineStatus(ctx, a.conf.Model, a.conf.ID, &pb.StatusInfo{Status: string(status.Started)}); err != nil {
 		return fmt.Errorf("machine %s: setting status: %w", a.conf.ID, err)
 	}
-	return follow(ctx, "machine "+a.conf.ID, changed, done, a.handle)
+	// juju exec commands on the machine run beside the deployer, so that a long command does
+	// not hold up its units; either one failing restarts the agent.
+	var tasks sync.WaitGroup
+	defer tasks.Wait()
+	defer cancel()
+	ended := make(chan error, 2)
+	tasks.Go(func() {
+		if err := a.runTasks(ctx); err != nil {
+			ended <- fmt.Errorf("tasks: %w", err)
+		}
+	})
+	go func() {
+		if err, ok := <-done; ok {
+			ended <- err
+		}
+	}()
+	return follow(ctx, "machine "+a.conf.ID, changed, ended, a.handle)
 }
 
 func (a *machineAgent) handle(ctx context.Context) error {

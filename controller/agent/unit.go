@@ -20,6 +20,7 @@ import (
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
@@ -65,8 +66,10 @@ type unitAgent struct {
 	updateStatusDue       bool
 	updateInterval        time.Duration
 	updateIntervalChanged bool
-	endpointsOnce         sync.Once
-	endpointNames         []string
+	// retry is automatically-retry-hooks: the timer that brings a failed hook back.
+	retry         hookRetry
+	endpointsOnce sync.Once
+	endpointNames []string
 	// observed: the endpoints the charm has relation hooks for, the only ones whose members
 	// the agent reads on every wake-up (the others are passive, see snapshot.passive).
 	observed []string
@@ -76,6 +79,16 @@ type unitAgent struct {
 	subCancel  context.CancelFunc
 	subChanged <-chan struct{}
 	subDone    <-chan error
+
+	// tasks is the unit's task queue (actions, juju exec); tasksDue: it changed since it was
+	// last read. lastSnap is the last pass's snapshot, which tasks run with when only the
+	// queue changed.
+	tasks    *taskQueue
+	tasksDue bool
+	lastSnap *snapshot
+	// actionSpecs are the actions the unit's charm defines, read at its first action (nil
+	// until then, and again after an upgrade).
+	actionSpecs map[string]charm.Action
 
 	// The joined relations' scope and settings watch, re-armed when that set changes.
 	relIDs     []int64
@@ -103,13 +116,21 @@ func (a *unitAgent) run(ctx context.Context) error {
 		&pb.WatchTarget{Kind: state.KindApplication, Id: app},
 		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
 		&pb.WatchTarget{Kind: state.KindLeadership, Id: app},
-		&pb.WatchTarget{Kind: state.KindLeaderSettings, Id: app})
+		&pb.WatchTarget{Kind: state.KindLeaderSettings, Id: app},
+		// The model's configuration (update-status-hook-interval, logging-config ...).
+		&pb.WatchTarget{Kind: state.KindModel, Id: "model"})
 	if err != nil {
 		if gone(err) {
 			return nil
 		}
 		return fmt.Errorf("unit %s: watching: %w", a.conf.ID, err)
 	}
+	tasksChanged, tasksDone, err := watchSignals(ctx, a.c, a.conf.Model, &pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
+	if err != nil {
+		return fmt.Errorf("unit %s: watching tasks: %w", a.conf.ID, err)
+	}
+	a.tasks = &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID, changed: tasksChanged}
+	a.tasksDue = true // the first read also fails what a stopped agent left running
 	defer a.stopSubWatch()
 	defer a.stopRelWatch()
 	lease := time.NewTicker(leaseSeconds * time.Second / 3)
@@ -121,8 +142,18 @@ func (a *unitAgent) run(ctx context.Context) error {
 	updateStatus := time.NewTimer(time.Hour)
 	updateStatus.Stop()
 	defer updateStatus.Stop()
+	onlyTasks := false // only the task queue changed: no need to read the unit's world again
 	for {
-		err := a.handle(ctx)
+		var err error
+		if onlyTasks && a.lastSnap != nil {
+			err = a.handleTasks(ctx)
+		} else {
+			err = a.handle(ctx)
+		}
+		onlyTasks = false
+		if a.st != nil && a.st.Failed != nil {
+			a.retry.arm() // automatically-retry-hooks
+		}
 		if a.updateInterval > 0 && a.updateIntervalChanged {
 			a.updateIntervalChanged = false
 			if a.has(hookUpdateStatus) {
@@ -149,6 +180,10 @@ func (a *unitAgent) run(ctx context.Context) error {
 			return a.watchEnded(ctx, "subordinates' ", err)
 		case err := <-a.relDone:
 			return a.watchEnded(ctx, "relations' ", err)
+		case err := <-tasksDone:
+			return a.watchEnded(ctx, "tasks' ", err)
+		case <-tasksChanged:
+			a.tasksDue, onlyTasks = true, true
 		case <-changed:
 		case <-a.subChanged:
 		case <-a.relChanged:
@@ -159,6 +194,8 @@ func (a *unitAgent) run(ctx context.Context) error {
 		case <-updateStatus.C:
 			a.updateStatusDue = true
 			updateStatus.Reset(a.updateInterval)
+		case <-a.retry.C():
+			a.retry.fired()
 		}
 	}
 }
@@ -224,6 +261,7 @@ func (a *unitAgent) handle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.lastSnap = snap
 	if snap.unit.Principal != "" && snap.alive() && !principalRelationAlive(snap.unit, snap.rels) {
 		// L-U5, L-R5: the last alive container relation to the principal is gone.
 		if err := a.setDying(ctx); err != nil {
@@ -233,10 +271,17 @@ func (a *unitAgent) handle(ctx context.Context) error {
 	}
 	if a.st.Failed != nil {
 		if done, err := a.resolve(ctx, snap); err != nil || !done {
-			return err
+			if err != nil {
+				return err
+			}
+			return a.handleTasks(ctx) // actions run while the unit waits in error, as in Juju
 		}
 	}
 	for {
+		// Queued tasks go before the next hook, as Juju's resolver orders them.
+		if err := a.runTasks(ctx, snap); err != nil {
+			return err
+		}
 		a.mu.Lock()
 		next := nextStep(a.st, snap)
 		a.mu.Unlock()
@@ -257,6 +302,9 @@ func (a *unitAgent) handle(ctx context.Context) error {
 		} else if err != nil {
 			return err
 		}
+	}
+	if err := a.runTasks(ctx, snap); err != nil {
+		return err
 	}
 	if err := a.idle(ctx); err != nil {
 		return err
@@ -279,6 +327,14 @@ func (a *unitAgent) handle(ctx context.Context) error {
 		return a.record(func(*uniterState) {})
 	}
 	return nil
+}
+
+// handleTasks runs the queued tasks with the last pass's snapshot, then ends the pass.
+func (a *unitAgent) handleTasks(ctx context.Context) error {
+	if err := a.runTasks(ctx, a.lastSnap); err != nil {
+		return err
+	}
+	return a.idle(ctx)
 }
 
 // remember changes the local record without writing it: for changes that cost nothing to
@@ -354,6 +410,10 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	}
 	if d := time.Duration(app.UpdateStatusIntervalSeconds) * time.Second; d > 0 && d != a.updateInterval {
 		a.updateInterval, a.updateIntervalChanged = d, true
+	}
+	if cfg := app.GetModelConfig(); cfg != nil {
+		a.log.setLoggingConfig(cfg[modelconfig.LoggingConfig])
+		a.retry.enabled = modelconfig.RetryHooks(cfg)
 	}
 	return &snapshot{unit: u, app: app, rels: rels, leader: a.leader, hooks: a.hooks}, nil
 }
@@ -520,6 +580,7 @@ func (a *unitAgent) has(hook string) bool { return a.dispatch || a.hooks[hook] }
 // readHooks lists the charm's hooks once: a deployed charm does not change. A charm with a
 // dispatch script has every hook, and observes every relation.
 func (a *unitAgent) readHooks() error {
+	a.actionSpecs = nil // a new charm may define other actions
 	if _, err := os.Lstat(filepath.Join(a.charmDir(), "dispatch")); err == nil {
 		a.dispatch, a.hooks, a.observed = true, nil, nil
 		return nil
@@ -584,12 +645,20 @@ func (a *unitAgent) fail(ctx context.Context, h *hookSpec, failure *hookError) e
 // resolve acts on `juju resolved`: retry re-runs the failed hook, no-retry records it as run.
 // done reports whether the unit may go on.
 func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
-	mode := snap.unit.GetResolved()
+	mode, auto := snap.unit.GetResolved(), false
+	if mode == "" && a.retry.take() {
+		mode, auto = "retry", true // automatically-retry-hooks
+	}
 	if mode == "" {
 		return false, nil
 	}
 	h := a.st.Failed
-	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("resolved (%s): %q hook", mode, h.Name()))
+	if auto {
+		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("automatically retrying %q hook", h.Name()))
+	} else {
+		a.retry.reset() // the user took over
+		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("resolved (%s): %q hook", mode, h.Name()))
+	}
 	before := &pb.StatusInfo{Status: a.st.BeforeStatus, Message: a.st.BeforeMessage}
 	if before.Status == "" {
 		before.Status = string(status.Unknown)
@@ -606,8 +675,10 @@ func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
 	}); err != nil {
 		return false, err
 	}
-	if err := a.c.ClearResolved(ctx, a.conf.Model, a.conf.ID); err != nil {
-		return false, fmt.Errorf("unit %s: clearing resolved: %w", a.conf.ID, err)
+	if !auto {
+		if err := a.c.ClearResolved(ctx, a.conf.Model, a.conf.ID); err != nil {
+			return false, fmt.Errorf("unit %s: clearing resolved: %w", a.conf.ID, err)
+		}
 	}
 	if mode != "retry" {
 		return true, a.afterHook(ctx, h)
@@ -617,6 +688,7 @@ func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
 	} else if err != nil {
 		return false, err
 	}
+	a.retry.reset()
 	return true, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/core/modelconfig"
 )
 
 // unitLogFile is the unit's own log in its directory: hook output, juju-log messages and what
@@ -31,6 +32,35 @@ type unitLog struct {
 	pending []*pb.LogRecord
 	dropped int
 	wake    chan struct{}
+	// spec and loggers are the model's logging-config and its parse: records below their
+	// logger's level are not written (nil until the agent has read the model: everything is).
+	spec    string
+	loggers modelconfig.Loggers
+}
+
+// setLoggingConfig applies the model's logging-config; a spec that does not parse (it was
+// checked when set) leaves the levels as they were.
+func (l *unitLog) setLoggingConfig(spec string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if spec == l.spec && l.loggers != nil {
+		return
+	}
+	if loggers, err := modelconfig.ParseLoggingConfig(spec); err == nil {
+		l.spec, l.loggers = spec, loggers
+	}
+}
+
+// enabled: a record of module at level passes the model's logging-config.
+func (l *unitLog) enabled(level, module string) bool {
+	l.mu.Lock()
+	loggers := l.loggers
+	l.mu.Unlock()
+	if loggers == nil {
+		return true
+	}
+	lv, ok := modelconfig.ParseLevel(level)
+	return !ok || loggers.Enabled(module, lv)
 }
 
 func openUnitLog(dir, tag, model string, c *client.Client) (*unitLog, error) {
@@ -43,6 +73,9 @@ func openUnitLog(dir, tag, model string, c *client.Client) (*unitLog, error) {
 
 // write records one line; level is TRACE, DEBUG, INFO, WARNING or ERROR.
 func (l *unitLog) write(level, module, message string) {
+	if !l.enabled(level, module) {
+		return
+	}
 	now := time.Now()
 	fmt.Fprintf(l.file, "%s %s %s %s\n", now.UTC().Format("2006-01-02 15:04:05.000"), level, module, message)
 	l.mu.Lock()

@@ -108,7 +108,8 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 	}
 	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
 		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision, CharmUrl: app.CharmUrl,
-		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second)}, nil
+		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second),
+		ModelConfig: modelconfig.Effective(app.ModelConfig)}, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -47,14 +48,25 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	if req.Base != nil {
 		b = req.Base.Name + "@" + req.Base.Channel
 	}
+	// Placements the local provider can never honour are refused before the application exists.
+	for _, p := range placements(req.Placement) {
+		if err := state.CheckPlacement(p); err != nil {
+			return nil, fmt.Errorf("cannot add application %q: %w", req.Application, err)
+		}
+	}
+	// As in Juju, --config may set the application config option trust as well as the charm's.
+	values, trust, _, err := state.SplitTrust(req.Config)
+	if err != nil {
+		return nil, err
+	}
 	// Typed against the charm's config.yaml and stored in their JSON form (state/config.go).
-	config, err := s.st.DeployConfig(ctx, m.Uuid, req.CharmUrl, req.Config)
+	config, err := s.st.DeployConfig(ctx, m.Uuid, req.CharmUrl, values)
 	if err != nil {
 		return nil, err
 	}
 	app, err := s.st.Deploy(ctx, m.Uuid, state.DeployArgs{
 		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
-		Config: config, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
+		Config: config, Trust: req.Trust || trust, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
 	})
 	if err != nil {
 		return nil, err

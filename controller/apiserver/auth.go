@@ -155,10 +155,11 @@ func (a *authenticator) forgetRemoved(ctx context.Context) {
 	}
 }
 
-// agentMethods may be called by agents; every other method is the admin's alone.
+// agentMethods may be called by agents; every other method is the admin's alone (ActionService
+// among them: agents reach their own tasks through AgentService).
 func agentAllowed(fullMethod string) bool {
 	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch" ||
-		fullMethod == "/juju.v1.LogService/WriteLogs"
+		fullMethod == "/juju.v1.LogService/WriteLogs" || strings.HasPrefix(fullMethod, "/juju.v1.SSHAgentService/")
 }
 
 func (a *authenticator) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 
+	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/status"
 	"github.com/jujuclone/juju/core/version"
 )
@@ -19,7 +21,9 @@ func (s *controllerServer) Version(ctx context.Context, _ *pb.VersionRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return &pb.VersionResponse{Version: version.Current, Time: s.cfg.Now().UnixNano(), ControllerUuid: ctrl.Uuid}, nil
+	// The Juju version the controller implements, as Juju's controllers report theirs (the
+	// client records it as the controller's agent-version).
+	return &pb.VersionResponse{Version: version.Juju, Time: s.cfg.Now().UnixNano(), ControllerUuid: ctrl.Uuid}, nil
 }
 
 func (s *controllerServer) ListModels(ctx context.Context, _ *pb.ListModelsRequest) (*pb.ListModelsResponse, error) {
@@ -30,13 +34,20 @@ func (s *controllerServer) ListModels(ctx context.Context, _ *pb.ListModelsReque
 	resp := &pb.ListModelsResponse{}
 	for _, m := range models {
 		v := modelView(m.Model)
-		v.MachineCount, v.UnitCount = int32(m.Machines), int32(m.Units)
+		v.MachineCount, v.UnitCount, v.ApplicationCount = int32(m.Machines), int32(m.Units), int32(m.Applications)
 		resp.Models = append(resp.Models, v)
 	}
 	return resp, nil
 }
 
 func (s *controllerServer) AddModel(ctx context.Context, req *pb.AddModelRequest) (*pb.Model, error) {
+	// One cloud with one region: anything else names a cloud or region this controller lacks.
+	if req.Cloud != "" && req.Cloud != s.cfg.Cloud {
+		return nil, apierr.Errorf(apierr.NotFound, "cloud %q not found", req.Cloud)
+	}
+	if req.Region != "" && req.Region != s.cfg.Region {
+		return nil, apierr.Errorf(apierr.NotFound, "region %q not found (expected one of [%q])", req.Region, s.cfg.Region)
+	}
 	m, err := s.st.AddModelWithConfig(ctx, req.Name, "admin", req.Constraints, s.cfg.Cloud, s.cfg.Region, req.Config)
 	if err != nil {
 		return nil, err
@@ -71,14 +82,37 @@ func (s *controllerServer) SetModelConstraints(ctx context.Context, req *pb.SetM
 	return &pb.SetModelConstraintsResponse{}, nil
 }
 
+func (s *controllerServer) GetModelConfig(ctx context.Context, req *pb.ModelRef) (*pb.ModelConfig, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.ModelConfig{}
+	for _, v := range modelconfig.Values(m.Config) {
+		out.Values = append(out.Values, &pb.ModelConfigValue{Key: v.Key.Name, Value: v.Value, Source: v.Source})
+	}
+	return out, nil
+}
+
+func (s *controllerServer) SetModelConfig(ctx context.Context, req *pb.SetModelConfigRequest) (*pb.SetModelConfigResponse, error) {
+	m, err := s.model(ctx, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.st.SetModelConfig(ctx, m.Uuid, req.Set, req.Reset_); err != nil {
+		return nil, err
+	}
+	return &pb.SetModelConfigResponse{}, nil
+}
+
 func modelView(m *storepb.Model) *pb.Model {
-	st := status.Available
+	st, since := status.Available, m.Created // available from its creation
 	if m.Life != "alive" {
-		st = status.Destroying
+		st, since = status.Destroying, 0
 	}
 	return &pb.Model{
 		Name: m.Name, Uuid: m.Uuid, Owner: m.Owner, Life: m.Life, Cloud: m.Cloud, Region: m.Region,
 		Type: "iaas", Constraints: m.Constraints, DefaultBase: m.DefaultBase, Created: m.Created,
-		Status: &pb.StatusInfo{Status: string(st)}, Config: m.Config,
+		Status: &pb.StatusInfo{Status: string(st), Since: since}, Config: m.Config, AgentVersion: version.Juju,
 	}
 }

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -68,7 +69,7 @@ func (s *logServer) WriteLogs(ctx context.Context, req *pb.WriteLogsRequest) (*p
 }
 
 // DebugLog sends the backlog asked for, then (unless no_tail) every new matching record until
-// the caller cancels. The header is sent once the follow is in place, so a client that waits for
+// the caller cancels or the limit is reached. The header is sent once the follow is in place, so a client that waits for
 // it sees every record written afterwards.
 func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_DebugLogServer) error {
 	ctx := stream.Context()
@@ -82,6 +83,9 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 	}
 	if req.GetLines() < 0 {
 		return apierr.Errorf(apierr.NotValid, "lines %d not valid: must not be negative", req.GetLines())
+	}
+	if req.GetLimit() < 0 {
+		return apierr.Errorf(apierr.NotValid, "limit %d not valid: must not be negative", req.GetLimit())
 	}
 	f, err := logsink.FilterFor(req)
 	if err != nil {
@@ -98,8 +102,19 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 	if err := stream.SendHeader(nil); err != nil {
 		return err
 	}
+	// send counts the records against the limit; errLimit ends the stream once it is reached.
+	sent, limit := 0, int(req.GetLimit())
+	send := func(r *pb.LogRecord) error {
+		if err := stream.Send(r); err != nil {
+			return err
+		}
+		if sent++; limit > 0 && sent >= limit {
+			return errLimit
+		}
+		return nil
+	}
 	if req.GetReplay() {
-		err = backlog.Each(ctx, f, stream.Send)
+		err = backlog.Each(ctx, f, send)
 	} else {
 		var recs []*pb.LogRecord
 		recs, err = backlog.Last(ctx, f, int(req.GetLines()))
@@ -107,10 +122,13 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 			if err != nil {
 				break
 			}
-			err = stream.Send(r)
+			err = send(r)
 		}
 	}
 	backlog.Close()
+	if errors.Is(err, errLimit) {
+		return nil
+	}
 	if err != nil || sub == nil {
 		return err
 	}
@@ -129,9 +147,15 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 			if !ok {
 				return apierr.Errorf(apierr.Unavailable, "controller shutting down")
 			}
-			if err := stream.Send(r); err != nil {
+			if err := send(r); err != nil {
+				if errors.Is(err, errLimit) {
+					return nil
+				}
 				return err
 			}
 		}
 	}
 }
+
+// errLimit stops sending once a DebugLog request's limit is reached.
+var errLimit = errors.New("limit reached")

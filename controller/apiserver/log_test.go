@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -139,6 +140,10 @@ func TestLogService(t *testing.T) {
 			{&pb.DebugLogRequest{Include: []string{"1"}}, "four"},
 			{&pb.DebugLogRequest{Level: "warning"}, "two four"},
 			{&pb.DebugLogRequest{IncludeModule: []string{"unit.mysql/0"}, ExcludeModule: []string{"unit.mysql/0.install"}}, "two three"},
+			// debug-log --replay --limit 2: the first records; --limit 3: the last ones.
+			{&pb.DebugLogRequest{Replay: true, Limit: 2}, "one two"},
+			{&pb.DebugLogRequest{Lines: 3, Limit: 3}, "three four five"},
+			{&pb.DebugLogRequest{Include: []string{"mysql"}, Replay: true, Limit: 4}, "one two three five"},
 		}
 		for _, tt := range tests {
 			tt.req.Model = env.model
@@ -161,6 +166,7 @@ func TestLogService(t *testing.T) {
 			{&pb.DebugLogRequest{Model: env.model, Level: "loud"}, apierr.NotValid},
 			{&pb.DebugLogRequest{Model: env.model, Include: []string{"My App"}}, apierr.NotValid},
 			{&pb.DebugLogRequest{Model: env.model, Lines: -1}, apierr.NotValid},
+			{&pb.DebugLogRequest{Model: env.model, Limit: -1}, apierr.NotValid},
 			{&pb.DebugLogRequest{Model: "nope"}, apierr.NotFound},
 		} {
 			if _, err := env.admin.DebugLog(ctx, tt.req); !errors.Is(err, tt.want) {
@@ -198,6 +204,34 @@ func TestLogService(t *testing.T) {
 		s.Close()
 		if _, err := s.Next(); !errors.Is(err, context.Canceled) {
 			t.Errorf("after Close: %v", err)
+		}
+	})
+
+	t.Run("limit ends a follow", func(t *testing.T) {
+		s, err := env.admin.DebugLog(ctx, &pb.DebugLogRequest{Model: env.model, Lines: 1, Limit: 2, Include: []string{"mysql/0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if r, err := s.Next(); err != nil || r.GetMessage() != "six" {
+			t.Fatalf("backlog = %v %v", r, err)
+		}
+		if err := env.unit.WriteLogs(ctx, "", []*pb.LogRecord{{Message: "seven"}, {Message: "eight"}}); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			r, err := s.Next()
+			_, end := s.Next()
+			done <- r.GetMessage() + " " + fmt.Sprint(err) + " " + fmt.Sprint(end)
+		}()
+		select {
+		case got := <-done:
+			if got != "seven <nil> EOF" {
+				t.Fatalf("after the backlog: %s, want seven then the end of the stream", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("stream not ended by its limit")
 		}
 	})
 

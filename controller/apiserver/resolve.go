@@ -5,6 +5,7 @@ import (
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/constraints"
 	"github.com/jujuclone/juju/core/names"
 )
@@ -94,7 +95,8 @@ func (s *machineServer) RetryProvisioning(ctx context.Context, req *pb.RetryProv
 }
 
 // GetConfig returns an application's config: every option of its charm, sorted by name, with
-// its type, description, default and value (JSON) and where the value comes from.
+// its type, description, default and value (JSON) and where the value comes from; and the same
+// of Juju's application config (trust).
 func (s *applicationServer) GetConfig(ctx context.Context, req *pb.ApplicationRef) (*pb.ApplicationConfig, error) {
 	if !names.IsValidApplication(req.Application) {
 		return nil, apierr.Errorf(apierr.NotValid, "application name %q not valid", req.Application)
@@ -108,11 +110,17 @@ func (s *applicationServer) GetConfig(ctx context.Context, req *pb.ApplicationRe
 		return nil, err
 	}
 	resp := &pb.ApplicationConfig{Application: cfg.Application, Charm: cfg.CharmURL}
-	for _, set := range cfg.Settings {
-		resp.Options = append(resp.Options, &pb.ConfigOption{
+	option := func(set state.ConfigSetting) *pb.ConfigOption {
+		return &pb.ConfigOption{
 			Name: set.Option.Name, Type: set.Option.Type, Description: set.Option.Description,
 			DefaultJson: set.DefaultJSON, ValueJson: set.ValueJSON, Source: set.Source,
-		})
+		}
+	}
+	for _, set := range cfg.Settings {
+		resp.Options = append(resp.Options, option(set))
+	}
+	for _, set := range cfg.ApplicationSettings {
+		resp.ApplicationOptions = append(resp.ApplicationOptions, option(set))
 	}
 	return resp, nil
 }

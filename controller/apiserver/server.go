@@ -65,6 +65,9 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterAgentServiceServer(srv, &agentServer{service: b})
 	pb.RegisterLogServiceServer(srv, &logServer{service: b})
 	pb.RegisterCompletionServiceServer(srv, &completionServer{service: b})
+	pb.RegisterActionServiceServer(srv, &actionServer{service: b})
+	pb.RegisterKeyServiceServer(srv, &keyServer{service: b})
+	pb.RegisterSSHAgentServiceServer(srv, &sshAgentServer{service: b})
 	return srv
 }
 

@@ -42,7 +42,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		Revision: snap.Revision,
 		Model: &pb.ModelStatus{
 			Name: mv.Name, Uuid: mv.Uuid, Controller: controller, Cloud: mv.Cloud, Region: mv.Region,
-			Version: version.Current, Type: mv.Type, Status: mv.Status, Life: mv.Life,
+			Version: version.Juju, Type: mv.Type, Status: mv.Status, Life: mv.Life,
 		},
 	}
 	blockers := snap.Blockers()
@@ -217,7 +217,7 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 	switch e.Kind {
 	case "machine":
 		switch t.Kind {
-		case state.KindMachine, state.KindMachineUnits:
+		case state.KindMachine, state.KindMachineUnits, state.KindTasks:
 			return t.Id == e.ID
 		case state.KindUnit:
 			u, err := s.st.Unit(ctx, uuid, t.Id)
@@ -225,6 +225,8 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 		}
 	case "unit":
 		switch t.Kind {
+		case state.KindTasks:
+			return t.Id == e.ID // its own queue: a principal does not run its subordinates' tasks
 		case state.KindUnit:
 			if t.Id == e.ID {
 				return true
@@ -241,6 +243,10 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 			return s.unitInRelation(ctx, e, uuid, t.Id)
 		case state.KindLeadership, state.KindLeaderSettings:
 			return s.unitLeadershipVisible(ctx, e, uuid, t.Id)
+		case state.KindModel:
+			// The model document alone (its configuration: update-status-hook-interval,
+			// logging-config ...), not every key of the model.
+			return t.Id != ""
 		}
 	}
 	return false

@@ -21,6 +21,8 @@ type DeployArgs struct {
 	Base        string
 	Constraints string
 	Config      map[string]string
+	// Trust is the application config option trust (deploy --trust).
+	Trust bool
 	// NumUnits and Placement are only checked here (L-D3); units come from AddUnits.
 	NumUnits  int
 	Placement bool
@@ -60,6 +62,7 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 	app := &storepb.Application{
 		Name: args.Name, CharmUrl: args.CharmURL, Base: b.DisplayString(), Life: string(life.Alive),
 		Subordinate: meta.Subordinate, Constraints: cons, Config: args.Config, Created: s.now().UnixNano(),
+		Trust: args.Trust,
 	}
 	peers := meta.PeerEndpoints()
 	what := fmt.Sprintf("cannot add application %q", args.Name)
@@ -231,13 +234,31 @@ func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) 
 	return unitName, nil
 }
 
-// placeUnit picks (or creates, in w) the machine for a new principal unit.
-func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string, app *storepb.Application, cons string, p Placement) (string, error) {
+// CheckPlacement refuses what the local provider can never do, whatever the model holds:
+// containers and provider directives. Deploy checks its placements with it before creating the
+// application, so that such a deploy changes nothing.
+func CheckPlacement(p Placement) error {
 	switch p.Scope {
 	case "":
 		if p.Directive != "" {
-			return "", apierr.Errorf(apierr.NotSupported, "placement directive %q not supported by the local provider", p.Directive)
+			return apierr.Errorf(apierr.NotSupported, "placement directive %q not supported by the local provider", p.Directive)
 		}
+	case "lxd", "kvm":
+		return apierr.Errorf(apierr.NotSupported, "%s containers are not supported by the local provider", p.Scope)
+	case "#":
+	default:
+		return apierr.Errorf(apierr.NotValid, "invalid placement scope %q", p.Scope)
+	}
+	return nil
+}
+
+// placeUnit picks (or creates, in w) the machine for a new principal unit.
+func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string, app *storepb.Application, cons string, p Placement) (string, error) {
+	if err := CheckPlacement(p); err != nil {
+		return "", err
+	}
+	switch p.Scope {
+	case "":
 		// L-C3: a machine added for a unit copies the unit's constraints.
 		return r.newMachine(ctx, w, s, uuid, app.Base, cons)
 	case "#":
@@ -260,8 +281,6 @@ func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string
 			return "", apierr.Errorf(apierr.NotValid, "machine %s has base %s, application %q needs %s", m.Id, m.Base, app.Name, app.Base)
 		}
 		return m.Id, nil
-	case "lxd", "kvm":
-		return "", apierr.Errorf(apierr.NotSupported, "%s containers are not supported by the local provider", p.Scope)
 	}
 	return "", apierr.Errorf(apierr.NotValid, "invalid placement scope %q", p.Scope)
 }

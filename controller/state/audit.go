@@ -38,6 +38,7 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 	leases := map[string]string{}
 	leaseless := map[string]bool{}
 	leaderSettings := map[string]bool{}
+	tasks := &taskAudit{}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	for _, kv := range resp.Kvs {
@@ -88,6 +89,9 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 			c := &storepb.Cleanup{}
 			err = unmarshal(kv, c)
 			cleanups[c.RelationId] = true
+			tasks.cleanup(c)
+		case "operations", "tasks", "taskqueue":
+			err = tasks.add(kind, id, kv)
 		}
 		if err != nil {
 			return nil, err
@@ -222,6 +226,11 @@ func (s *State) Audit(ctx context.Context, uuid string) ([]string, error) {
 			bad("machine %s is dead with units assigned", m)
 		}
 	}
+	tasks.check(bad, func(receiver string) bool {
+		_, unit := units[receiver]
+		_, machine := machines[receiver]
+		return unit || machine
+	})
 	slices.SortFunc(problems, names.NaturalCompare)
 	return problems, nil
 }

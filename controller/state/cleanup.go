@@ -49,6 +49,11 @@ func (s *State) Cleanups(ctx context.Context, uuid string) ([]Cleanup, error) {
 // then the cleanup document itself (L-R7). The settings are unreferenced once the relation is
 // gone (its id is never reused), so the batches need no guards.
 func (s *State) RunCleanup(ctx context.Context, uuid string, c Cleanup) error {
+	if c.Doc.Kind == CleanupReceiverTasks {
+		if err := s.cancelLeftoverTasks(ctx, uuid, c.Doc.Receiver); err != nil {
+			return err
+		}
+	}
 	if c.Doc.Kind == CleanupRelationSettings {
 		prefix := settingsPrefix(uuid, c.Doc.RelationId)
 		for {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -59,6 +60,38 @@ func (s *State) DeployConfig(ctx context.Context, uuid, charmURL string, values 
 	return encodeSettings(cfg, values)
 }
 
+// TrustOption is the one option of Juju's own application config (as opposed to the charm's):
+// whether the charm may read the cloud credentials. It is set with juju trust, deploy --trust or
+// juju config <app> trust=true, and kept in Application.trust.
+var TrustOption = charm.Option{
+	Name: "trust", Type: "bool", Default: false,
+	Description: "Does this application have access to trusted credentials",
+}
+
+// parseTrust reads a trust value as typed on the command line.
+func parseTrust(s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, apierr.Errorf(apierr.NotValid, "option %q: expected %s, got %q", TrustOption.Name, TrustOption.Type, s)
+	}
+	return b, nil
+}
+
+// SplitTrust takes the trust option out of values (the charm's options stay), reporting
+// whether it was there and its value; a value that is not a boolean is NotValid.
+func SplitTrust(values map[string]string) (charmValues map[string]string, trust, found bool, err error) {
+	v, found := values[TrustOption.Name]
+	if !found {
+		return values, false, false, nil
+	}
+	if trust, err = parseTrust(v); err != nil {
+		return nil, false, false, err
+	}
+	charmValues = maps.Clone(values)
+	delete(charmValues, TrustOption.Name)
+	return charmValues, trust, true, nil
+}
+
 // ConfigSetting is one option of an application's config.
 type ConfigSetting struct {
 	Option charm.Option
@@ -74,6 +107,9 @@ type ApplicationConfig struct {
 	Application, CharmURL string
 	// Settings, sorted by option name.
 	Settings []ConfigSetting
+	// ApplicationSettings are Juju's own options (trust), sorted by name. As in Juju, a value
+	// equal to the default has source "default".
+	ApplicationSettings []ConfigSetting
 }
 
 // ApplicationConfig returns the application's config: every option of its charm with its
@@ -102,6 +138,11 @@ func (s *State) ApplicationConfig(ctx context.Context, uuid, name string) (*Appl
 		}
 		out.Settings = append(out.Settings, set)
 	}
+	trust := ConfigSetting{Option: TrustOption, DefaultJSON: "false", ValueJSON: "false", Source: "default"}
+	if app.Trust {
+		trust.ValueJSON, trust.Source = "true", "user"
+	}
+	out.ApplicationSettings = []ConfigSetting{trust}
 	return out, nil
 }
 
@@ -123,15 +164,22 @@ func (s *State) applicationCharmConfig(ctx context.Context, uuid string, app *st
 }
 
 // SetApplicationConfig sets values (typed on the command line, converted to the options'
-// types) and resets options to their defaults. Unknown options, bad values, and a key both set
-// and reset are NotValid. Nothing is written when nothing changes, so unit agents (which
-// watch their application document) run config-changed only for real changes.
+// types) and resets options to their defaults; "trust" is Juju's application config option,
+// whatever the charm's options are. Unknown options, bad values, and a key both set and reset
+// are NotValid. Nothing is written when nothing changes, so unit agents (which watch their
+// application document) run config-changed only for real changes.
 func (s *State) SetApplicationConfig(ctx context.Context, uuid, name string, values map[string]string, reset []string) error {
 	for _, k := range reset {
 		if _, ok := values[k]; ok {
 			return apierr.Errorf(apierr.NotValid, "cannot set and reset key %q simultaneously", k)
 		}
 	}
+	values, trust, setTrust, err := SplitTrust(values)
+	if err != nil {
+		return err
+	}
+	resetTrust := slices.Contains(reset, TrustOption.Name)
+	reset = slices.DeleteFunc(slices.Clone(reset), func(k string) bool { return k == TrustOption.Name })
 	return s.run(ctx, fmt.Sprintf("setting config of %q", name), func(ctx context.Context, r *reader) (*writes, error) {
 		app, err := r.application(ctx, uuid, name)
 		if err != nil {
@@ -157,10 +205,17 @@ func (s *State) SetApplicationConfig(ctx context.Context, uuid, name string, val
 			delete(next, k)
 		}
 		maps.Copy(next, encoded)
-		if maps.Equal(next, app.Config) {
+		nextTrust := app.Trust
+		switch {
+		case setTrust:
+			nextTrust = trust
+		case resetTrust:
+			nextTrust = false
+		}
+		if maps.Equal(next, app.Config) && nextTrust == app.Trust {
 			return nil, nil
 		}
-		app.Config = next
+		app.Config, app.Trust = next, nextTrust
 		w := &writes{}
 		w.put(applicationKey(uuid, name), app)
 		return w, nil

@@ -188,3 +188,75 @@ func agentConfig(ctx context.Context, st *state.State, uuid, app string) (string
 	}
 	return a.ConfigJSON, nil
 }
+
+// Trust is Juju's application config, apart from the charm's: deploy --trust, juju config
+// trust=..., --reset trust; false (the default) has source "default" as in Juju.
+func TestTrust(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	ch, err := st.AddCharm(ctx, uuid, charmZipWithConfig(t, wordpressMeta, blogConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Deploy(ctx, uuid, state.DeployArgs{Name: "blog", CharmURL: ch.Url, Base: "ubuntu@22.04", Trust: true}); err != nil {
+		t.Fatal(err)
+	}
+	trust := func() state.ConfigSetting {
+		t.Helper()
+		got, err := st.ApplicationConfig(ctx, uuid, "blog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.ApplicationSettings) != 1 {
+			t.Fatalf("application config = %+v", got.ApplicationSettings)
+		}
+		for _, s := range got.Settings {
+			if s.Option.Name == "trust" {
+				t.Fatal("trust among the charm's options")
+			}
+		}
+		return got.ApplicationSettings[0]
+	}
+	s := trust()
+	if s.Option.Name != "trust" || s.Option.Type != "bool" || s.Option.Description != "Does this application have access to trusted credentials" ||
+		s.DefaultJSON != "false" || s.ValueJSON != "true" || s.Source != "user" {
+		t.Fatalf("deployed with trust: %+v", s)
+	}
+	// Set with a charm option in one call, then reset.
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"trust": "false", "port": "81"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	app, _ := st.Application(ctx, uuid, "blog")
+	if s := trust(); app.Trust || s.ValueJSON != "false" || s.Source != "default" || app.Config["port"] != "81" {
+		t.Fatalf("after trust=false: %+v, config %v", s, app.Config)
+	}
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"trust": "true"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := trust(); s.ValueJSON != "true" || s.Source != "user" {
+		t.Fatalf("after trust=true: %+v", s)
+	}
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", nil, []string{"trust", "port"}); err != nil {
+		t.Fatal(err)
+	}
+	app, _ = st.Application(ctx, uuid, "blog")
+	if app.Trust || len(app.Config) != 0 {
+		t.Fatalf("after reset: trust %v config %v", app.Trust, app.Config)
+	}
+	for _, tt := range []struct {
+		values map[string]string
+		reset  []string
+		want   string
+	}{
+		{map[string]string{"trust": "maybe", "port": "82"}, nil, `option "trust": expected bool, got "maybe"`},
+		{map[string]string{"trust": "true"}, []string{"trust"}, `cannot set and reset key "trust" simultaneously`},
+	} {
+		if err := st.SetApplicationConfig(ctx, uuid, "blog", tt.values, tt.reset); !errors.Is(err, apierr.NotValid) || err.Error() != tt.want {
+			t.Errorf("set %v reset %v: %v, want %s", tt.values, tt.reset, err, tt.want)
+		}
+	}
+	app, _ = st.Application(ctx, uuid, "blog")
+	if app.Trust || len(app.Config) != 0 {
+		t.Fatalf("a refused change was written: trust %v config %v", app.Trust, app.Config)
+	}
+}

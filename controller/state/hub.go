@@ -160,9 +160,12 @@ func (h *Hub) run(ctx context.Context, m *modelHub, fromRev int64) {
 					}
 				}
 			}
+			// A whole-model watch is for what status shows: tasks (every action-log line) are
+			// not, and would only make status and wait-for re-read the model.
+			taskKind := kind == KindTask || kind == KindTasks
 			for sub, keys := range m.prefixes {
 				for _, k := range keys {
-					if strings.HasPrefix(key, k.Key) {
+					if strings.HasPrefix(key, k.Key) && !(taskKind && k.Key == prefix) {
 						deliver(sub, k.LifeOnly)
 						break
 					}

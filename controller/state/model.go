@@ -116,8 +116,12 @@ func (s *State) AddModel(ctx context.Context, name, owner, cons, cloud, region s
 // AddModelWithConfig is AddModel with the model's configuration (add-model --config), checked
 // before anything is written.
 func (s *State) AddModelWithConfig(ctx context.Context, name, owner, cons, cloud, region string, config map[string]string) (*storepb.Model, error) {
-	if err := modelconfig.Validate(config); err != nil {
+	config, err := modelconfig.Apply(nil, config, nil)
+	if err != nil {
 		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+	}
+	if len(config) == 0 {
+		config = nil
 	}
 	if !names.IsValidModel(name) {
 		return nil, apierr.Errorf(apierr.NotValid, "%q is not a valid name: model names may only contain lowercase letters, digits and hyphens", name)
@@ -133,6 +137,7 @@ func (s *State) AddModelWithConfig(ctx context.Context, name, owner, cons, cloud
 	m := &storepb.Model{
 		Uuid: uuid, Name: name, Owner: owner, Life: string(life.Alive), Constraints: canon,
 		Created: s.now().UnixNano(), Cloud: cloud, Region: region, Config: config,
+		DefaultBase: config[modelconfig.DefaultBase],
 	}
 	err = s.run(ctx, fmt.Sprintf("adding model %q", name), func(ctx context.Context, r *reader) (*writes, error) {
 		_, taken, err := r.getRaw(ctx, modelNamePrefix+name)
@@ -172,9 +177,10 @@ func (s *State) Model(ctx context.Context, ref string) (*storepb.Model, error) {
 
 // ModelSummary is a model with its counts.
 type ModelSummary struct {
-	Model    *storepb.Model
-	Machines int
-	Units    int
+	Model        *storepb.Model
+	Machines     int
+	Units        int
+	Applications int
 }
 
 // ListModels lists the models sorted by name, with machine and unit counts.
@@ -201,7 +207,11 @@ func (s *State) ListModels(ctx context.Context) ([]ModelSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ModelSummary{Model: m, Machines: machines, Units: units})
+		apps, err := s.count(ctx, ModelPrefix(m.Uuid)+"applications/")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ModelSummary{Model: m, Machines: machines, Units: units, Applications: apps})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model.Name < out[j].Model.Name })
 	return out, nil

@@ -218,6 +218,10 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 	}
 	w.del(unitKey(uuid, u.Name))
 	deleteCharmState(w, uuid, u.Name)
+	// Nothing will run the unit's queued tasks any more: cancelled with it, as Juju does.
+	if err := r.cancelRemovedReceiverTasks(ctx, w, uuid, u.Name, msgUnitRemoved); err != nil {
+		return err
+	}
 	app, err := r.application(ctx, uuid, u.Application)
 	if err != nil {
 		return err
@@ -462,6 +466,6 @@ func (s *State) RemoveMachine(ctx context.Context, uuid, id string) error {
 		}
 		w := &writes{}
 		w.del(machineKey(uuid, id))
-		return w, nil
+		return w, r.cancelRemovedReceiverTasks(ctx, w, uuid, id, msgMachineRemoved)
 	})
 }

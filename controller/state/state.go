@@ -136,6 +136,8 @@ func KeyPrefix(uuid, kind, id string) (string, error) {
 			return leaseKey(uuid, id), nil
 		}
 		return leaderSettingsKey(uuid, id), nil
+	case KindTask, KindTasks:
+		return taskWatchKey(uuid, kind, id)
 	}
 	return "", apierr.Errorf(apierr.NotValid, "cannot watch %q", kind)
 }

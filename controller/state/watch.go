@@ -87,6 +87,8 @@ func classify(key, prefix string) (string, string) {
 		return KindLeadership, id
 	case "leadersettings":
 		return KindLeaderSettings, id
+	case "tasks", "taskqueue":
+		return classifyTaskKey(kind, id)
 	}
 	return "", ""
 }

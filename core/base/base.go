@@ -19,23 +19,47 @@ const (
 
 var risks = []string{Stable, Candidate, Beta, Edge}
 
-// Channel is a base's track, optionally with a risk and a branch.
+// Channel is a base's track, optionally with a risk. Unlike a charm's
+// channel it has no branch: Juju 3.6 refuses one ("22.04/edge/foo").
 type Channel struct {
-	Track  string
-	Risk   string
-	Branch string
+	Track string
+	Risk  string
 }
 
-// String prints track[/risk[/branch]].
-func (c Channel) String() string {
-	s := c.Track
-	if c.Risk != "" {
-		s += "/" + c.Risk
-		if c.Branch != "" {
-			s += "/" + c.Branch
-		}
+// ParseChannel parses <track>[/<risk>] without filling in a missing
+// risk. The messages are Juju's.
+func ParseChannel(s string) (Channel, error) {
+	if s == "" {
+		return Channel{}, errors.New("empty channel not valid")
 	}
-	return s
+	track, risk, hasRisk := strings.Cut(s, "/")
+	if strings.Contains(risk, "/") {
+		return Channel{}, fmt.Errorf("channel is malformed and has too many components %q", s)
+	}
+	if hasRisk && !slices.Contains(risks, risk) {
+		return Channel{}, fmt.Errorf("risk in channel %q not valid", s)
+	}
+	if track == "" {
+		return Channel{}, fmt.Errorf("track in channel %q not valid", s)
+	}
+	return Channel{Track: track, Risk: risk}, nil
+}
+
+// String prints track[/risk].
+func (c Channel) String() string {
+	if c.Risk == "" {
+		return c.Track
+	}
+	return c.Track + "/" + c.Risk
+}
+
+// DisplayString prints the track, with the risk unless it is stable:
+// "22.04", "22.04/edge".
+func (c Channel) DisplayString() string {
+	if c.Risk == "" || c.Risk == Stable {
+		return c.Track
+	}
+	return c.Track + "/" + c.Risk
 }
 
 // Base is an operating system and channel, such as ubuntu@22.04/stable.
@@ -44,40 +68,21 @@ type Base struct {
 	Channel Channel
 }
 
-// Parse parses <os>@<track>[/<risk>[/<branch>]]. A missing risk becomes
-// "stable", as in Juju, so that parsed bases print with their risk.
+// Parse parses <os>@<track>[/<risk>] as Juju's ParseBaseFromString does:
+// exactly one "@", a channel ParseChannel accepts, and a missing risk
+// becomes "stable" so that parsed bases print with their risk. The OS
+// and track are not checked here: whether a base can be deployed is
+// decided later (Select, the provider), with its own message.
 func Parse(s string) (Base, error) {
 	osName, channel, ok := strings.Cut(s, "@")
 	if !ok || strings.Contains(channel, "@") {
 		return Base{}, errors.New("expected base string to contain os and channel separated by '@'")
 	}
-	if osName == "" {
-		return Base{}, fmt.Errorf("invalid base %q: missing os", s)
+	c, err := ParseChannel(channel)
+	if err != nil {
+		return Base{}, err
 	}
-	if strings.ContainsAny(osName, " \t/") {
-		return Base{}, fmt.Errorf("invalid base %q: os %q not valid", s, osName)
-	}
-	if channel == "" {
-		return Base{}, fmt.Errorf("invalid base %q: missing channel", s)
-	}
-	parts := strings.Split(channel, "/")
-	if len(parts) > 3 || slices.Contains(parts, "") || strings.ContainsAny(channel, " \t") {
-		return Base{}, fmt.Errorf("invalid base %q: channel %q not valid", s, channel)
-	}
-	if slices.Contains(risks, parts[0]) {
-		return Base{}, fmt.Errorf("invalid base %q: missing track", s)
-	}
-	c := Channel{Track: parts[0], Risk: Stable}
-	if len(parts) > 1 {
-		if !slices.Contains(risks, parts[1]) {
-			return Base{}, fmt.Errorf("invalid base %q: risk %q not valid, expected one of stable, candidate, beta, edge", s, parts[1])
-		}
-		c.Risk = parts[1]
-	}
-	if len(parts) > 2 {
-		c.Branch = parts[2]
-	}
-	return Base{OS: osName, Channel: c}, nil
+	return Base{OS: osName, Channel: c}.normalized(), nil
 }
 
 // MakeDefault returns the base os@track with stable risk.
@@ -86,21 +91,23 @@ func MakeDefault(os, track string) Base {
 }
 
 // String prints the base with its risk when it has one
-// ("ubuntu@22.04/stable"), as deploy messages do.
+// ("ubuntu@22.04/stable"), as deploy messages do; a base without an OS
+// prints as "".
 func (b Base) String() string {
-	if b.IsZero() {
+	if b.OS == "" {
 		return ""
 	}
 	return b.OS + "@" + b.Channel.String()
 }
 
-// DisplayString prints the base without risk ("ubuntu@22.04"), as status
-// does.
+// DisplayString prints the base as status does: without a stable risk
+// ("ubuntu@22.04"), with any other ("ubuntu@22.04/edge"); "" without an
+// OS or a track.
 func (b Base) DisplayString() string {
-	if b.IsZero() {
+	if b.OS == "" || b.Channel.Track == "" {
 		return ""
 	}
-	return b.OS + "@" + b.Channel.Track
+	return b.OS + "@" + b.Channel.DisplayString()
 }
 
 // IsCompatible reports whether the two bases have the same OS and track;
@@ -118,7 +125,6 @@ func (b Base) IsZero() bool {
 func (b Base) normalized() Base {
 	if !b.IsZero() && b.Channel.Risk == "" {
 		b.Channel.Risk = Stable
-		b.Channel.Branch = ""
 	}
 	return b
 }
@@ -182,7 +188,7 @@ func (b Base) Series() (string, error) {
 			return e.series, nil
 		}
 	}
-	return "", fmt.Errorf("base %q has no series", b.DisplayString())
+	return "", fmt.Errorf("os %q version %q not found", b.OS, b.Channel.Track)
 }
 
 // DefaultLTS is the base used when neither the user, the model nor the

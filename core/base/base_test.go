@@ -11,6 +11,9 @@ func mustParse(t *testing.T, s string) Base {
 	return b
 }
 
+// TestParse restates Juju 3.6's base and channel parser tests
+// (core/base): what ParseBaseFromString accepts and refuses, and how the
+// result prints.
 func TestParse(t *testing.T) {
 	tests := []struct {
 		in      string
@@ -19,25 +22,36 @@ func TestParse(t *testing.T) {
 		display string
 		err     string
 	}{
-		{in: "ubuntu@22.04", want: Base{"ubuntu", Channel{"22.04", "stable", ""}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
-		{in: "ubuntu@22.04/stable", want: Base{"ubuntu", Channel{"22.04", "stable", ""}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
-		{in: "ubuntu@24.04/edge", want: Base{"ubuntu", Channel{"24.04", "edge", ""}}, str: "ubuntu@24.04/edge", display: "ubuntu@24.04"},
-		{in: "ubuntu@20.04/candidate/fix-1", want: Base{"ubuntu", Channel{"20.04", "candidate", "fix-1"}}, str: "ubuntu@20.04/candidate/fix-1", display: "ubuntu@20.04"},
-		{in: "ubuntu@22.04/beta", want: Base{"ubuntu", Channel{"22.04", "beta", ""}}, str: "ubuntu@22.04/beta", display: "ubuntu@22.04"},
-		{in: "centos@7", want: Base{"centos", Channel{"7", "stable", ""}}, str: "centos@7/stable", display: "centos@7"},
+		{in: "ubuntu@22.04", want: Base{"ubuntu", Channel{"22.04", "stable"}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
+		{in: "ubuntu@22.04/stable", want: Base{"ubuntu", Channel{"22.04", "stable"}}, str: "ubuntu@22.04/stable", display: "ubuntu@22.04"},
+		{in: "ubuntu@22.04/edge", want: Base{"ubuntu", Channel{"22.04", "edge"}}, str: "ubuntu@22.04/edge", display: "ubuntu@22.04/edge"},
+		{in: "ubuntu@22.04/beta", want: Base{"ubuntu", Channel{"22.04", "beta"}}, str: "ubuntu@22.04/beta", display: "ubuntu@22.04/beta"},
+		{in: "ubuntu@20.04/candidate", want: Base{"ubuntu", Channel{"20.04", "candidate"}}, str: "ubuntu@20.04/candidate", display: "ubuntu@20.04/candidate"},
+		{in: "centos@7", want: Base{"centos", Channel{"7", "stable"}}, str: "centos@7/stable", display: "centos@7"},
+		// Juju checks neither the OS nor the track when parsing: these are
+		// refused later, as bases nothing runs.
+		{in: "ubuntu@all", want: Base{"ubuntu", Channel{"all", "stable"}}, str: "ubuntu@all/stable", display: "ubuntu@all"},
+		{in: "ubuntu@stable", want: Base{"ubuntu", Channel{"stable", "stable"}}, str: "ubuntu@stable/stable", display: "ubuntu@stable"},
+		{in: "ubuntu@22.04-blah", want: Base{"ubuntu", Channel{"22.04-blah", "stable"}}, str: "ubuntu@22.04-blah/stable", display: "ubuntu@22.04-blah"},
+		{in: "Ubuntu@22.04", want: Base{"Ubuntu", Channel{"22.04", "stable"}}, str: "Ubuntu@22.04/stable", display: "Ubuntu@22.04"},
+		{in: "ubu ntu@22.04", want: Base{"ubu ntu", Channel{"22.04", "stable"}}, str: "ubu ntu@22.04/stable", display: "ubu ntu@22.04"},
+		{in: "@22.04", want: Base{"", Channel{"22.04", "stable"}}, str: "", display: ""},
+
 		{in: "ubuntu", err: "expected base string to contain os and channel separated by '@'"},
+		{in: "foo", err: "expected base string to contain os and channel separated by '@'"},
 		{in: "", err: "expected base string to contain os and channel separated by '@'"},
 		{in: "jammy", err: "expected base string to contain os and channel separated by '@'"},
 		{in: "ubuntu@22.04@x", err: "expected base string to contain os and channel separated by '@'"},
-		{in: "ubuntu@", err: `invalid base "ubuntu@": missing channel`},
-		{in: "@22.04", err: `invalid base "@22.04": missing os`},
-		{in: "ubu ntu@22.04", err: `invalid base "ubu ntu@22.04": os "ubu ntu" not valid`},
-		{in: "ubuntu@stable", err: `invalid base "ubuntu@stable": missing track`},
-		{in: "ubuntu@/stable", err: `invalid base "ubuntu@/stable": channel "/stable" not valid`},
-		{in: "ubuntu@22.04/", err: `invalid base "ubuntu@22.04/": channel "22.04/" not valid`},
-		{in: "ubuntu@22.04/stable/", err: `invalid base "ubuntu@22.04/stable/": channel "22.04/stable/" not valid`},
-		{in: "ubuntu@22.04/stable/a/b", err: `invalid base "ubuntu@22.04/stable/a/b": channel "22.04/stable/a/b" not valid`},
-		{in: "ubuntu@22.04/daily", err: `invalid base "ubuntu@22.04/daily": risk "daily" not valid, expected one of stable, candidate, beta, edge`},
+		{in: "ubuntu@", err: "empty channel not valid"},
+		{in: "ubuntu@22.04/edge/foo", err: `channel is malformed and has too many components "22.04/edge/foo"`},
+		{in: "ubuntu@20.04/candidate/fix-1", err: `channel is malformed and has too many components "20.04/candidate/fix-1"`},
+		{in: "ubuntu@22.04/stable/", err: `channel is malformed and has too many components "22.04/stable/"`},
+		{in: "ubuntu@22.04/foo", err: `risk in channel "22.04/foo" not valid`},
+		{in: "ubuntu@22.04/daily", err: `risk in channel "22.04/daily" not valid`},
+		{in: "ubuntu@22.04/", err: `risk in channel "22.04/" not valid`},
+		{in: "ubuntu@/", err: `risk in channel "/" not valid`},
+		{in: "ubuntu@/foo", err: `risk in channel "/foo" not valid`},
+		{in: "ubuntu@/stable", err: `track in channel "/stable" not valid`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -57,11 +71,58 @@ func TestParse(t *testing.T) {
 			if got.String() != tt.str || got.DisplayString() != tt.display {
 				t.Fatalf("String %q, DisplayString %q", got.String(), got.DisplayString())
 			}
+			if got.OS == "" {
+				return
+			}
 			again, err := Parse(got.String())
 			if err != nil || again != got {
 				t.Fatalf("round trip: %#v, %v", again, err)
 			}
 		})
+	}
+}
+
+func TestParseChannel(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Channel
+		err  string
+	}{
+		{in: "22.04", want: Channel{Track: "22.04"}},
+		{in: "22.04/edge", want: Channel{Track: "22.04", Risk: "edge"}},
+		{in: "all", want: Channel{Track: "all"}},
+		{in: "", err: "empty channel not valid"},
+		{in: "22.04/edge/foo", err: `channel is malformed and has too many components "22.04/edge/foo"`},
+		{in: "22.04/foo", err: `risk in channel "22.04/foo" not valid`},
+		{in: "/edge", err: `track in channel "/edge" not valid`},
+	}
+	for _, tt := range tests {
+		got, err := ParseChannel(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: got error %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: got %#v, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestChannelStrings(t *testing.T) {
+	tests := []struct {
+		c            Channel
+		str, display string
+	}{
+		{Channel{Track: "22.04"}, "22.04", "22.04"},
+		{Channel{Track: "20.04", Risk: "stable"}, "20.04/stable", "20.04"},
+		{Channel{Track: "22.04", Risk: "edge"}, "22.04/edge", "22.04/edge"},
+	}
+	for _, tt := range tests {
+		if tt.c.String() != tt.str || tt.c.DisplayString() != tt.display {
+			t.Errorf("%#v: String %q, DisplayString %q", tt.c, tt.c.String(), tt.c.DisplayString())
+		}
 	}
 }
 
@@ -72,7 +133,9 @@ func TestStringWithoutRisk(t *testing.T) {
 		display string
 	}{
 		{Base{"ubuntu", Channel{Track: "22.04"}}, "ubuntu@22.04", "ubuntu@22.04"},
-		{Base{"ubuntu", Channel{Track: "22.04", Risk: "stable"}}, "ubuntu@22.04/stable", "ubuntu@22.04"},
+		{Base{"ubuntu", Channel{Track: "18.04"}}, "ubuntu@18.04", "ubuntu@18.04"},
+		{Base{"kubuntu", Channel{Track: "20.04", Risk: "stable"}}, "kubuntu@20.04/stable", "kubuntu@20.04"},
+		{Base{"qubuntu", Channel{Track: "22.04", Risk: "edge"}}, "qubuntu@22.04/edge", "qubuntu@22.04/edge"},
 		{Base{}, "", ""},
 	}
 	for _, tt := range tests {
@@ -88,7 +151,7 @@ func TestIsCompatibleAndZero(t *testing.T) {
 		compatible bool
 	}{
 		{MakeDefault("ubuntu", "22.04"), Base{"ubuntu", Channel{Track: "22.04"}}, true},
-		{MakeDefault("ubuntu", "22.04"), Base{"ubuntu", Channel{"22.04", "edge", "x"}}, true},
+		{MakeDefault("ubuntu", "22.04"), Base{"ubuntu", Channel{"22.04", "edge"}}, true},
 		{MakeDefault("ubuntu", "22.04"), MakeDefault("ubuntu", "24.04"), false},
 		{MakeDefault("ubuntu", "7"), MakeDefault("centos", "7"), false},
 	}
@@ -155,7 +218,7 @@ func TestSeries(t *testing.T) {
 	if _, err := FromSeries("foo"); err == nil || err.Error() != `series "foo" not valid` {
 		t.Errorf("FromSeries(foo) error = %v", err)
 	}
-	if _, err := mustParse(t, "ubuntu@99.04").Series(); err == nil || err.Error() != `base "ubuntu@99.04" has no series` {
+	if _, err := mustParse(t, "ubuntu@99.04").Series(); err == nil || err.Error() != `os "ubuntu" version "99.04" not found` {
 		t.Errorf("Series error = %v", err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 // Value holds constraints. A nil field is unset; a pointer to a zero or
 // empty value is explicitly empty, which overrides a fallback when merged.
+// The fields are in Juju's order, which is the key order of its JSON and
+// YAML output (juju constraints --format json).
 type Value struct {
 	Arch             *string   `json:"arch,omitempty" yaml:"arch,omitempty"`
 	Container        *string   `json:"container,omitempty" yaml:"container,omitempty"`
@@ -21,9 +23,9 @@ type Value struct {
 	Mem              *uint64   `json:"mem,omitempty" yaml:"mem,omitempty"`             // MB
 	RootDisk         *uint64   `json:"root-disk,omitempty" yaml:"root-disk,omitempty"` // MB
 	RootDiskSource   *string   `json:"root-disk-source,omitempty" yaml:"root-disk-source,omitempty"`
+	Tags             *[]string `json:"tags,omitempty" yaml:"tags,omitempty"`
 	InstanceRole     *string   `json:"instance-role,omitempty" yaml:"instance-role,omitempty"`
 	InstanceType     *string   `json:"instance-type,omitempty" yaml:"instance-type,omitempty"`
-	Tags             *[]string `json:"tags,omitempty" yaml:"tags,omitempty"`
 	Spaces           *[]string `json:"spaces,omitempty" yaml:"spaces,omitempty"`
 	VirtType         *string   `json:"virt-type,omitempty" yaml:"virt-type,omitempty"`
 	Zones            *[]string `json:"zones,omitempty" yaml:"zones,omitempty"`
@@ -60,7 +62,9 @@ var ContainerTypes = []string{"lxd", "kvm", "none"}
 var aliases = map[string]string{"cpu-cores": Cores}
 
 // conflicts lists, per key, the keys that may not be set alongside it:
-// an instance type already fixes memory and CPU.
+// an instance type already fixes memory and CPU. Parse does not check
+// them (Juju's parser accepts "instance-type=x mem=4G"); they are the
+// provider's business: Validate and Merge use them.
 var conflicts = map[string][]string{
 	InstanceType: {Cores, CpuPower, Mem},
 	Cores:        {InstanceType},
@@ -88,7 +92,7 @@ var attrs = []attr{
 	{Container,
 		func(v *Value) bool { return v.Container != nil },
 		func(v *Value) { v.Container = nil },
-		func(v *Value, s string) (err error) { v.Container, err = parseChoice(s, ContainerTypes); return },
+		func(v *Value, s string) (err error) { v.Container, err = parseContainer(s); return },
 		func(v *Value) string { return *v.Container }},
 	{Cores,
 		func(v *Value) bool { return v.Cores != nil },
@@ -166,61 +170,68 @@ func findAttr(key string) (attr, bool) {
 	return attr{}, false
 }
 
-// Parse parses space-separated key=value constraints. The arguments are
-// joined with a space first, as repeated --constraints flags are.
+// Parse parses key=value constraints separated by spaces, where "\ "
+// stands for a space inside a value. Each argument is read in turn, as
+// Juju's parser reads them; a key given twice, in one argument or in two,
+// is an error.
 func Parse(args ...string) (Value, error) {
 	v, _, err := ParseWithWarnings(args...)
 	return v, err
 }
 
 // ParseWithWarnings is Parse that also returns the deprecation warnings
-// the caller should show (for the cpu-cores alias).
+// the caller should show, one per deprecated alias used (cpu-cores). As in
+// Juju they come back even with an error about a later item, so that the
+// error has its context; a malformed item returns none.
 func ParseWithWarnings(args ...string) (Value, []string, error) {
 	var v Value
 	var warnings []string
-	for _, item := range split(strings.Join(args, " ")) {
-		key, raw, ok := strings.Cut(item, "=")
-		if !ok || key == "" {
-			return Value{}, nil, fmt.Errorf("malformed constraint %q", item)
-		}
-		if canonical, ok := aliases[key]; ok {
-			warnings = append(warnings, fmt.Sprintf("constraint %q is deprecated in favor of %q", key, canonical))
-			key = canonical
-		}
-		a, ok := findAttr(key)
-		if !ok {
-			return Value{}, nil, fmt.Errorf("unknown constraint %q", key)
-		}
-		if a.isSet(&v) {
-			return Value{}, nil, fmt.Errorf("bad %q constraint: already set", key)
-		}
-		if err := a.set(&v, raw); err != nil {
-			return Value{}, nil, fmt.Errorf("bad %q constraint: %v", key, err)
+	for _, arg := range args {
+		for _, item := range split(arg) {
+			key, raw, ok := strings.Cut(item, "=")
+			if !ok || key == "" {
+				return Value{}, nil, fmt.Errorf("malformed constraint %q", item)
+			}
+			if canonical, ok := aliases[key]; ok {
+				msg := fmt.Sprintf("constraint %q is deprecated in favor of %q", key, canonical)
+				if !slices.Contains(warnings, msg) {
+					warnings = append(warnings, msg)
+				}
+				key = canonical
+			}
+			a, ok := findAttr(key)
+			if !ok {
+				return Value{}, warnings, fmt.Errorf("unknown constraint %q", key)
+			}
+			// Juju ignores an empty allocate-public-ip, even after a value:
+			// unset, the provider's default (a public address) applies.
+			if key == AllocatePublicIP && raw == "" {
+				continue
+			}
+			if a.isSet(&v) {
+				return Value{}, warnings, fmt.Errorf("bad %q constraint: already set", key)
+			}
+			if err := a.set(&v, raw); err != nil {
+				return Value{}, warnings, fmt.Errorf("bad %q constraint: %v", key, err)
+			}
 		}
 	}
 	return v, warnings, nil
 }
 
-// split breaks s on spaces, where "\ " stands for a literal space.
-func split(s string) []string {
+// split cuts one argument into items as Juju does: an escaped space ("\ ")
+// is kept, the argument is trimmed and cut at each plain space, and each
+// item is trimmed of surrounding white space (escaped spaces included);
+// empty items are dropped.
+func split(arg string) []string {
+	const hole = "\x00"
+	arg = strings.ReplaceAll(arg, `\ `, hole)
 	var items []string
-	var cur strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s) && s[i+1] == ' ':
-			cur.WriteByte(' ')
-			i++
-		case s[i] == ' ':
-			if cur.Len() > 0 {
-				items = append(items, cur.String())
-				cur.Reset()
-			}
-		default:
-			cur.WriteByte(s[i])
+	for _, item := range strings.Split(strings.TrimSpace(arg), " ") {
+		item = strings.TrimSpace(strings.ReplaceAll(item, hole, " "))
+		if item != "" {
+			items = append(items, item)
 		}
-	}
-	if cur.Len() > 0 {
-		items = append(items, cur.String())
 	}
 	return items
 }
@@ -228,6 +239,13 @@ func split(s string) []string {
 func parseChoice(s string, choices []string) (*string, error) {
 	if s != "" && !slices.Contains(choices, s) {
 		return nil, fmt.Errorf("%q not recognized", s)
+	}
+	return &s, nil
+}
+
+func parseContainer(s string) (*string, error) {
+	if s != "" && !slices.Contains(ContainerTypes, s) {
+		return nil, fmt.Errorf("invalid container type %q", s)
 	}
 	return &s, nil
 }
@@ -285,14 +303,12 @@ func parseBool(s string) (*bool, error) {
 	return &b, nil
 }
 
-// parseList splits a comma list, dropping empty items; "" is an
-// explicitly empty list.
+// parseList splits a comma list, keeping empty items as Juju does
+// ("a,,b" has three); "" is an explicitly empty list.
 func parseList(s string) *[]string {
 	items := []string{}
-	for item := range strings.SplitSeq(s, ",") {
-		if item != "" {
-			items = append(items, item)
-		}
+	if s != "" {
+		items = strings.Split(s, ",")
 	}
 	return &items
 }
@@ -364,11 +380,14 @@ func (v Value) Keys() []string {
 	return keys
 }
 
-// Without returns a copy of v with the given keys unset; unknown keys
-// are ignored.
+// Without returns a copy of v with the given keys unset; an alias
+// (cpu-cores) stands for its key and unknown keys are ignored.
 func (v Value) Without(keys ...string) Value {
 	r := v.clone()
 	for _, key := range keys {
+		if canonical, ok := aliases[key]; ok {
+			key = canonical
+		}
 		if a, ok := findAttr(key); ok {
 			a.clear(&r)
 		}
@@ -377,7 +396,8 @@ func (v Value) Without(keys ...string) Value {
 }
 
 // Validate reports constraints that contradict each other: an instance
-// type together with mem, cores or cpu-power.
+// type together with mem, cores or cpu-power. It is the provider's check
+// (a server-side one), not the parser's: the CLI does not call it.
 func Validate(v Value) error {
 	if v.InstanceType == nil {
 		return nil

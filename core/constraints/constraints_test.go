@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func str(s string) *string { return &s }
@@ -48,12 +51,20 @@ func TestParse(t *testing.T) {
 			want: Value{InstanceType: str("m5.large"), InstanceRole: str("auto"), RootDiskSource: str("ssd"), VirtType: str("kvm"), ImageID: str("ami-1")}},
 		{name: "tags", args: []string{"tags=a,^b"}, want: Value{Tags: list("a", "^b")}},
 		{name: "tags empty", args: []string{"tags="}, want: Value{Tags: list()}},
-		{name: "tags drop empty items", args: []string{"tags=a,,b,"}, want: Value{Tags: list("a", "b")}},
+		{name: "tags keep empty items", args: []string{"tags=a,,b,"}, want: Value{Tags: list("a", "", "b", "")}},
+		{name: "zones keep empty items", args: []string{"zones=,"}, want: Value{Zones: list("", "")}},
 		{name: "spaces", args: []string{"spaces=alpha,^db-2"}, want: Value{Spaces: list("alpha", "^db-2")}},
 		{name: "zones", args: []string{"zones=us-east-1a,us-east-1b"}, want: Value{Zones: list("us-east-1a", "us-east-1b")}},
 		{name: "allocate-public-ip", args: []string{"allocate-public-ip=true"}, want: Value{AllocatePublicIP: boolp(true)}},
 		{name: "allocate-public-ip false", args: []string{"allocate-public-ip=false"}, want: Value{AllocatePublicIP: boolp(false)}},
-		{name: "allocate-public-ip empty", args: []string{"allocate-public-ip="}, want: Value{AllocatePublicIP: boolp(false)}},
+		{name: "allocate-public-ip empty stores nothing", args: []string{"allocate-public-ip="}, want: Value{}},
+		{name: "allocate-public-ip empty after a value", args: []string{"allocate-public-ip=true allocate-public-ip="}, want: Value{AllocatePublicIP: boolp(true)}},
+		{name: "allocate-public-ip value after empty", args: []string{"allocate-public-ip=", "allocate-public-ip=false"}, want: Value{AllocatePublicIP: boolp(false)}},
+		{name: "instance-type with cores and mem", args: []string{"instance-type=m5.large cores=2 mem=4G cpu-power=10"},
+			want: Value{InstanceType: str("m5.large"), Cores: u64(2), Mem: u64(4096), CpuPower: u64(10)}},
+		{name: "escaped space at an edge is trimmed", args: []string{`mem=4G\ `}, want: Value{Mem: u64(4096)}},
+		{name: "escaped space leading a value is kept", args: []string{`instance-type=\ x`}, want: Value{InstanceType: str(" x")}},
+		{name: "tab around an item is trimmed", args: []string{"\tmem=1\t cores=2"}, want: Value{Mem: u64(1), Cores: u64(2)}},
 		{name: "escaped space", args: []string{`tags=a\ b,c instance-type=x`}, want: Value{Tags: list("a b", "c"), InstanceType: str("x")}},
 		{name: "value with equals", args: []string{"image-id=a=b"}, want: Value{ImageID: str("a=b")}},
 		{name: "cpu-cores alias", args: []string{"cpu-cores=2"}, want: Value{Cores: u64(2)}},
@@ -83,7 +94,12 @@ func TestParse(t *testing.T) {
 		{name: "bad bool", args: []string{"allocate-public-ip=maybe"}, err: `bad "allocate-public-ip" constraint: must be 'true' or 'false'`},
 		{name: "bad space", args: []string{"spaces=Foo"}, err: `bad "spaces" constraint: "Foo" is not a valid space name`},
 		{name: "bad negated space", args: []string{"spaces=a,^Foo"}, err: `bad "spaces" constraint: "Foo" is not a valid space name`},
-		{name: "bad container", args: []string{"container=x"}, err: `bad "container" constraint: "x" not recognized`},
+		{name: "bad container", args: []string{"container=foo"}, err: `bad "container" constraint: invalid container type "foo"`},
+		{name: "lxc is not a container type", args: []string{"container=lxc"}, err: `bad "container" constraint: invalid container type "lxc"`},
+		{name: "empty space name", args: []string{"spaces=a,,b"}, err: `bad "spaces" constraint: "" is not a valid space name`},
+		{name: "tab is not a separator", args: []string{"mem=4G\tcores=2"}, err: `bad "mem" constraint: must be a non-negative float with optional M/G/T/P suffix`},
+		{name: "malformed keeps escaped space", args: []string{`foo\ bar`}, err: `malformed constraint "foo bar"`},
+		{name: "allocate-public-ip twice", args: []string{"allocate-public-ip=true allocate-public-ip=false"}, err: `bad "allocate-public-ip" constraint: already set`},
 		{name: "first error wins", args: []string{"foo mem=x"}, err: `malformed constraint "foo"`},
 	}
 	for _, tt := range tests {
@@ -106,17 +122,25 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseWithWarnings(t *testing.T) {
+	const cpuCores = `constraint "cpu-cores" is deprecated in favor of "cores"`
 	tests := []struct {
 		args     []string
 		warnings []string
+		err      string
 	}{
-		{[]string{"cores=2"}, nil},
-		{[]string{"cpu-cores=2"}, []string{`constraint "cpu-cores" is deprecated in favor of "cores"`}},
+		{args: []string{"cores=2"}},
+		{args: []string{"cpu-cores=2"}, warnings: []string{cpuCores}},
+		// As Juju's ParseWithAliases: the alias seen before an error is
+		// still reported, so that the error has its context.
+		{args: []string{"cpu-cores=x"}, warnings: []string{cpuCores}, err: `bad "cores" constraint: must be a non-negative integer`},
+		{args: []string{"cpu-cores=2 cpu-cores=3"}, warnings: []string{cpuCores}, err: `bad "cores" constraint: already set`},
+		{args: []string{"cpu-cores=2 color=red"}, warnings: []string{cpuCores}, err: `unknown constraint "color"`},
+		{args: []string{"cpu-cores=2 junk"}, err: `malformed constraint "junk"`},
 	}
 	for _, tt := range tests {
 		_, warnings, err := ParseWithWarnings(tt.args...)
-		if err != nil {
-			t.Fatalf("%v: %v", tt.args, err)
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || err.Error() != tt.err) {
+			t.Fatalf("%v: error %v, want %q", tt.args, err, tt.err)
 		}
 		if !slices.Equal(warnings, tt.warnings) {
 			t.Errorf("%v: warnings %q, want %q", tt.args, warnings, tt.warnings)
@@ -200,6 +224,7 @@ func TestIsEmptyKeysWithout(t *testing.T) {
 	}{
 		{"", true, nil},
 		{"mem=", false, []string{"mem"}},
+		{"allocate-public-ip=", true, nil},
 		{"zones=a mem=1 arch=amd64", false, []string{"arch", "mem", "zones"}},
 	}
 	for _, tt := range tests {
@@ -316,12 +341,13 @@ func TestMergeDoesNotAlias(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	v, _ := Parse("mem=4G cores= instance-type=x")
+	// Keys in Juju's field order: tags comes before instance-role.
+	v, _ := Parse("mem=4G cores= instance-type=x instance-role=r tags=a")
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"cores":0,"mem":4096,"instance-type":"x"}`
+	want := `{"cores":0,"mem":4096,"tags":["a"],"instance-role":"r","instance-type":"x"}`
 	if string(b) != want {
 		t.Fatalf("got %s, want %s", b, want)
 	}
@@ -331,5 +357,276 @@ func TestJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, v) {
 		t.Fatalf("got %q, want %q", back, v)
+	}
+}
+
+// TestParseAsJuju holds the cases of Juju 3.6's own parser tests
+// (core/constraints), restated: each input is accepted or refused as Juju
+// does, with its message, and an accepted value survives String and Parse.
+func TestParseAsJuju(t *testing.T) {
+	const (
+		badSize = "must be a non-negative float with optional M/G/T/P suffix"
+		badUint = "must be a non-negative integer"
+	)
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{args: nil},
+		{args: []string{"     "}},
+		{args: []string{"cheese"}, err: `malformed constraint "cheese"`},
+		{args: []string{"=cheese"}, err: `malformed constraint "=cheese"`},
+		{args: []string{"cheese=edam"}, err: `unknown constraint "cheese"`},
+
+		{args: []string{"container="}},
+		{args: []string{"container=none"}},
+		{args: []string{"container=lxd"}},
+		{args: []string{"container=foo"}, err: `bad "container" constraint: invalid container type "foo"`},
+		{args: []string{"container=lxd container=lxd"}, err: `bad "container" constraint: already set`},
+		{args: []string{"container=lxd", "container="}, err: `bad "container" constraint: already set`},
+
+		{args: []string{"arch="}},
+		{args: []string{"arch=amd64"}},
+		{args: []string{"arch=arm64"}},
+		{args: []string{"arch=cheese"}, err: `bad "arch" constraint: "cheese" not recognized`},
+		{args: []string{"arch=123.45"}, err: `bad "arch" constraint: "123.45" not recognized`},
+		{args: []string{"arch=amd64 arch=amd64"}, err: `bad "arch" constraint: already set`},
+		{args: []string{"arch=arm64", "arch="}, err: `bad "arch" constraint: already set`},
+
+		{args: []string{"cores="}},
+		{args: []string{"cores=0"}},
+		{args: []string{"cores=4"}},
+		{args: []string{"cores=cheese"}, err: `bad "cores" constraint: ` + badUint},
+		{args: []string{"cores=-1"}, err: `bad "cores" constraint: ` + badUint},
+		{args: []string{"cores=123.45"}, err: `bad "cores" constraint: ` + badUint},
+		{args: []string{"cores=128 cores=1"}, err: `bad "cores" constraint: already set`},
+		{args: []string{"cores=128", "cores=1"}, err: `bad "cores" constraint: already set`},
+		{args: []string{"cpu-cores=4"}},
+
+		{args: []string{"cpu-power="}},
+		{args: []string{"cpu-power=0"}},
+		{args: []string{"cpu-power=44"}},
+		{args: []string{"cpu-power=cheese"}, err: `bad "cpu-power" constraint: ` + badUint},
+		{args: []string{"cpu-power=-1"}, err: `bad "cpu-power" constraint: ` + badUint},
+		{args: []string{"  cpu-power=300 cpu-power=1700 "}, err: `bad "cpu-power" constraint: already set`},
+		{args: []string{"cpu-power=300  ", "  cpu-power=1700"}, err: `bad "cpu-power" constraint: already set`},
+
+		{args: []string{"mem="}},
+		{args: []string{"mem=0"}},
+		{args: []string{"mem=512"}},
+		{args: []string{"mem=512M"}},
+		{args: []string{"mem=1.5G"}},
+		{args: []string{"mem=36.2T"}},
+		{args: []string{"mem=18.9P"}},
+		{args: []string{"mem=cheese"}, err: `bad "mem" constraint: ` + badSize},
+		{args: []string{"mem=-1"}, err: `bad "mem" constraint: ` + badSize},
+		{args: []string{"mem=32Y"}, err: `bad "mem" constraint: ` + badSize},
+		{args: []string{"mem=1G  mem=2G"}, err: `bad "mem" constraint: already set`},
+		{args: []string{"mem=1G", "mem=2G"}, err: `bad "mem" constraint: already set`},
+
+		{args: []string{"root-disk="}},
+		{args: []string{"root-disk=0"}},
+		{args: []string{"root-disk=512"}},
+		{args: []string{"root-disk=512M"}},
+		{args: []string{"root-disk=1.5G"}},
+		{args: []string{"root-disk=36.2T"}},
+		{args: []string{"root-disk=18.9P"}},
+		{args: []string{"root-disk=cheese"}, err: `bad "root-disk" constraint: ` + badSize},
+		{args: []string{"root-disk=-1"}, err: `bad "root-disk" constraint: ` + badSize},
+		{args: []string{"root-disk=32Y"}, err: `bad "root-disk" constraint: ` + badSize},
+		{args: []string{"root-disk=1G  root-disk=2G"}, err: `bad "root-disk" constraint: already set`},
+		{args: []string{"root-disk=1G", "root-disk=2G"}, err: `bad "root-disk" constraint: already set`},
+
+		{args: []string{"root-disk-source="}},
+		{args: []string{"root-disk-source=sourcename"}},
+		{args: []string{"root-disk-source=sourcename root-disk-source=somethingelse"}, err: `bad "root-disk-source" constraint: already set`},
+		{args: []string{"root-disk-source=sourcename", "root-disk-source=somethingelse"}, err: `bad "root-disk-source" constraint: already set`},
+
+		{args: []string{"tags=foo"}},
+		{args: []string{"tags=foo,bar"}},
+		{args: []string{"tags="}},
+
+		{args: []string{"spaces=space1"}},
+		{args: []string{"spaces=space1,space2"}},
+		{args: []string{"spaces=^dmz,^public"}},
+		{args: []string{"spaces=admin,^area52,dmz,^public"}},
+		{args: []string{"spaces="}},
+
+		{args: []string{"instance-role=foobarir"}},
+		{args: []string{"instance-role="}},
+		{args: []string{"instance-role=auto"}},
+
+		{args: []string{"instance-type=foo"}},
+		{args: []string{"instance-type="}},
+		{args: []string{`instance-type=something\ with\ spaces`}},
+
+		{args: []string{"virt-type="}},
+		{args: []string{"virt-type=kvm"}},
+		{args: []string{"virt-type=lxd"}},
+		{args: []string{"virt-type=kvm virt-type=kvm"}, err: `bad "virt-type" constraint: already set`},
+		{args: []string{"virt-type=kvm", "virt-type="}, err: `bad "virt-type" constraint: already set`},
+
+		{args: []string{"zones=az1"}},
+		{args: []string{"zones=az1,az2"}},
+		{args: []string{`zones=Availability\ zone\ 1`}},
+		{args: []string{`zones=Availability\ zone\ 1,Availability\ zone\ 2,az2`}},
+		{args: []string{"zones="}},
+
+		{args: []string{"allocate-public-ip=true"}},
+		{args: []string{"allocate-public-ip=fred"}, err: `bad "allocate-public-ip" constraint: must be 'true' or 'false'`},
+		{args: []string{"allocate-public-ip=true allocate-public-ip=false"}, err: `bad "allocate-public-ip" constraint: already set`},
+
+		{args: []string{"image-id=ubuntu-bf2"}},
+		{args: []string{"image-id="}},
+		{args: []string{"image-id=ubuntu-bf2 image-id=ubuntu-bf1"}, err: `bad "image-id" constraint: already set`},
+
+		// Everything at once, instance-type with cores and mem included:
+		// conflicts are not the parser's business.
+		{args: []string{
+			"root-disk=8G mem=2T  arch=arm64  cores=4096 cpu-power=9001 container=lxd " +
+				"tags=foo,bar spaces=space1,^space2 instance-type=foo instance-role=foo1",
+			"virt-type=kvm zones=az1,az2 allocate-public-ip=true root-disk-source=sourcename image-id=ubuntu-bf2"}},
+		{args: []string{
+			"root-disk=8G", "mem=2T", "cores=4096", "cpu-power=9001", "arch=arm64",
+			"container=lxd", "tags=foo,bar", "spaces=space1,^space2",
+			"instance-type=foo", "virt-type=kvm", "zones=az1,az2", "allocate-public-ip=false",
+			"instance-role=foo2"}},
+		{args: []string{
+			`root-disk=8G mem=2T  arch=arm64  cores=4096 zones=Availability\ zone\ 1 cpu-power=9001 container=lxd ` +
+				"tags=foo,bar spaces=space1,^space2 instance-type=foo instance-role=foo3",
+			"virt-type=kvm"}},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.args...)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: got error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: unexpected error %v", tt.args, err)
+			continue
+		}
+		again, err := Parse(got.String())
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Errorf("%q: round trip through %q gave %q, %v", tt.args, got.String(), again, err)
+		}
+	}
+}
+
+func TestParseKitchenSink(t *testing.T) {
+	got, err := Parse(
+		`root-disk=8G mem=2T  arch=arm64  cores=4096 zones=Availability\ zone\ 1 cpu-power=9001 container=lxd `+
+			"tags=foo,bar spaces=space1,^space2 instance-type=foo instance-role=foo3",
+		"virt-type=kvm allocate-public-ip=false root-disk-source=src image-id=ubuntu-bf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Value{
+		Arch: str("arm64"), Container: str("lxd"), Cores: u64(4096), CpuPower: u64(9001),
+		Mem: u64(2 * 1024 * 1024), RootDisk: u64(8192), RootDiskSource: str("src"),
+		Tags: list("foo", "bar"), Spaces: list("space1", "^space2"), InstanceRole: str("foo3"),
+		InstanceType: str("foo"), VirtType: str("kvm"), Zones: list("Availability zone 1"),
+		AllocatePublicIP: boolp(false), ImageID: str("ubuntu-bf2"),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestInvalidSpaceNames(t *testing.T) {
+	for _, name := range []string{
+		"%$pace", "^foo#2", "+", "tcp:ip", "^^myspace", "^^^^^^^^", "space^x",
+		"&-foo", "space/3", "^bar=4", "&#!", "-a", "a-", "a--b", "A",
+	} {
+		got, err := Parse("spaces=" + name)
+		want := `bad "spaces" constraint: "` + strings.TrimPrefix(name, "^") + `" is not a valid space name`
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %q", name, err, want)
+		}
+		if !got.IsEmpty() {
+			t.Errorf("%q: a refused value is not empty: %q", name, got)
+		}
+	}
+}
+
+// TestRoundTripFormats checks that every value survives its printed
+// form, JSON and YAML (the formats of juju constraints), explicitly empty
+// values included.
+func TestRoundTripFormats(t *testing.T) {
+	values := []Value{
+		{},
+		{Arch: str("")}, {Arch: str("amd64")},
+		{Container: str("")}, {Container: str("lxd")},
+		{Cores: u64(0)}, {Cores: u64(128)},
+		{CpuPower: u64(0)}, {CpuPower: u64(250)},
+		{Mem: u64(0)}, {Mem: u64(98765)},
+		{RootDisk: u64(0)}, {RootDisk: u64(109876)},
+		{RootDiskSource: str("")}, {RootDiskSource: str("identikit")},
+		{Tags: list()}, {Tags: list("foo", "bar")}, {Tags: list("a", "", "b")},
+		{Spaces: list()}, {Spaces: list("space1", "^space2")},
+		{InstanceRole: str("")}, {InstanceRole: str("foo")},
+		{InstanceType: str("")}, {InstanceType: str("foo")}, {InstanceType: str("with spaces")},
+		{Zones: list()}, {Zones: list("az1", "az2")},
+		{AllocatePublicIP: boolp(true)}, {AllocatePublicIP: boolp(false)},
+		{ImageID: str("")}, {ImageID: str("ubuntu-bf2")},
+		{
+			Arch: str("arm64"), Container: str("lxd"), Cores: u64(4096), CpuPower: u64(9001),
+			Mem: u64(18000000000), RootDisk: u64(24000000000), RootDiskSource: str("cave"),
+			Tags: list("foo", "bar"), Spaces: list("space1", "^space2"), InstanceType: str("foo"),
+			Zones: list("az1", "az2"), AllocatePublicIP: boolp(true), ImageID: str("ubuntu-bf2"),
+		},
+	}
+	for _, v := range values {
+		got, err := Parse(v.String())
+		if err != nil || !reflect.DeepEqual(got, v) {
+			t.Errorf("string %q: got %q, %v", v.String(), got, err)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = Value{}
+		if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, v) {
+			t.Errorf("json %s: got %q, %v", b, got, err)
+		}
+		y, err := yaml.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = Value{}
+		if err := yaml.Unmarshal(y, &got); err != nil || !reflect.DeepEqual(got, v) {
+			t.Errorf("yaml %s: got %q, %v", y, got, err)
+		}
+	}
+}
+
+func TestWithoutAsJuju(t *testing.T) {
+	const initial = "root-disk=8G mem=4G arch=amd64 cpu-power=1000 cores=4 spaces=space1,^space2 tags=foo " +
+		"container=lxd instance-type=bar zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"
+	tests := []struct {
+		without []string
+		want    string
+	}{
+		{[]string{"root-disk"}, "mem=4G arch=amd64 cpu-power=1000 cores=4 tags=foo spaces=space1,^space2 container=lxd instance-type=bar zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"},
+		{[]string{"mem"}, "root-disk=8G arch=amd64 cpu-power=1000 cores=4 tags=foo spaces=space1,^space2 container=lxd instance-type=bar zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"},
+		{[]string{"instance-type"}, "root-disk=8G mem=4G arch=amd64 cpu-power=1000 cores=4 tags=foo spaces=space1,^space2 container=lxd zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"},
+		{[]string{"root-disk", "mem", "arch"}, "cpu-power=1000 cores=4 tags=foo spaces=space1,^space2 container=lxd instance-type=bar zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"},
+		{[]string{"allocate-public-ip"}, "root-disk=8G mem=4G arch=amd64 cpu-power=1000 cores=4 spaces=space1,^space2 tags=foo container=lxd instance-type=bar zones=az1,az2 image-id=ubuntu-bf2"},
+		{[]string{"cpu-cores"}, "root-disk=8G mem=4G arch=amd64 cpu-power=1000 spaces=space1,^space2 tags=foo container=lxd instance-type=bar zones=az1,az2 allocate-public-ip=true image-id=ubuntu-bf2"},
+	}
+	v, err := Parse(initial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		want, err := Parse(tt.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Without(tt.without...); !reflect.DeepEqual(got, want) {
+			t.Errorf("Without(%v) = %q, want %q", tt.without, got, want)
+		}
 	}
 }

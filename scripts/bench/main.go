@@ -43,7 +43,7 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms or ops")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops or actions")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
@@ -61,8 +61,8 @@ func run() error {
 
 	switch *only {
 	case "":
-	case "txn", "removal", "charms", "ops":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone}[*only]
+	case "txn", "removal", "charms", "ops", "actions":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn, removal, charms or ops", *only)
+		return fmt.Errorf("-only %q: want txn, removal, charms, ops or actions", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -130,6 +130,9 @@ func run() error {
 	if err := measureOps(); err != nil {
 		return err
 	}
+	if err := measureActions(version); err != nil {
+		return err
+	}
 
 	if _, err := juju("add-model", "big"); err != nil {
 		return err
@@ -163,15 +166,21 @@ func run() error {
 }
 
 func juju(args ...string) ([]byte, error) {
+	out, _, err := jujuOutErr(args...)
+	return out, err
+}
+
+// jujuOutErr runs the CLI against the bench's controller and returns stdout and stderr.
+func jujuOutErr(args ...string) ([]byte, []byte, error) {
 	cmd := exec.Command(filepath.Join(bin, "juju"), args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "JUJU_DATA="+data, "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("juju %s: %v: %s", strings.Join(args, " "), err, errb.String())
+		return nil, nil, fmt.Errorf("juju %s: %v: %s", strings.Join(args, " "), err, errb.String())
 	}
-	return out.Bytes(), nil
+	return out.Bytes(), errb.Bytes(), nil
 }
 
 func waitIdle(model string, want int, limit time.Duration) error {

@@ -199,7 +199,10 @@ type EnqueueRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	// Unit names, "app/leader", or, for exec only, machine ids and application names (every
-	// unit of the application). Duplicates are refused.
+	// alive unit of the application). The same string twice is refused; receivers that resolve
+	// to the same unit get one task. An unknown unit, application, machine or action fails with
+	// NotFound and a message ending in "(not found)", as Juju's CLI prints it; a unit that is not
+	// alive with NotAlive. At most 30 tasks per operation (one transaction).
 	Receivers []string `protobuf:"bytes,2,rep,name=receivers,proto3" json:"receivers,omitempty"`
 	// The action's name; empty for exec.
 	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
@@ -297,8 +300,12 @@ func (x *EnqueueRequest) GetParallel() bool {
 type Operation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// "run <action>" or "exec <command>": the summary juju operations shows.
-	Summary       string  `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Juju's summary: "<action> run on <receivers>", the receivers as tags joined by commas
+	// ("backup run on unit-mysql-0,unit-mysql-1", "backup run on mysql/leader",
+	// "juju-exec run on machine-0").
+	Summary string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// pending until a task starts; running until every task has finished; then the first of
+	// error, failed, cancelled, completed that a task has (aborted when every task was).
 	Status        string  `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
 	Enqueued      int64   `protobuf:"varint,4,opt,name=enqueued,proto3" json:"enqueued,omitempty"`
 	Started       int64   `protobuf:"varint,5,opt,name=started,proto3" json:"started,omitempty"`
@@ -449,7 +456,8 @@ type Task struct {
 	// The action's name, or "juju-exec" for exec.
 	Action     string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
 	ParamsJson []byte `protobuf:"bytes,5,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
-	// pending, running, completed, failed, cancelled, aborted, error.
+	// pending, running, aborting (cancel-task asked a running task to stop), completed, failed,
+	// cancelled, aborted, error.
 	Status string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
 	// action-fail's message, or why the task failed, was cancelled or aborted.
 	Message string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`

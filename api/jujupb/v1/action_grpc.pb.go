@@ -49,12 +49,16 @@ type ActionServiceClient interface {
 	// changes, until every one has finished (completed, failed, cancelled, aborted, error) or the
 	// caller's deadline passes.
 	WatchTasks(ctx context.Context, in *WatchTasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Task], error)
-	// ListOperations lists the model's operations, newest first, filtered (juju operations).
+	// ListOperations lists the model's operations, newest first, filtered (juju operations). As in
+	// Juju, the tasks it lists carry no results and no log: GetTask and GetOperation do.
 	ListOperations(ctx context.Context, in *ListOperationsRequest, opts ...grpc.CallOption) (*ListOperationsResponse, error)
 	// GetOperation returns one operation with its tasks (juju show-operation).
 	GetOperation(ctx context.Context, in *OperationRef, opts ...grpc.CallOption) (*Operation, error)
-	// CancelTasks cancels pending tasks; a running or finished task is left as it is and
-	// reported in the response with its current status (juju cancel-task).
+	// CancelTasks is juju cancel-task, as in Juju: a pending task is cancelled at once (message
+	// "action cancelled via the API"); a running task goes "aborting", and its agent, which sees
+	// that through its queue watch, kills it and finishes it as "aborted"; a finished task is
+	// left as it is. An unknown id fails the call before anything changes. The response has
+	// each task as it is afterwards.
 	CancelTasks(ctx context.Context, in *CancelTasksRequest, opts ...grpc.CallOption) (*CancelTasksResponse, error)
 }
 
@@ -166,12 +170,16 @@ type ActionServiceServer interface {
 	// changes, until every one has finished (completed, failed, cancelled, aborted, error) or the
 	// caller's deadline passes.
 	WatchTasks(*WatchTasksRequest, grpc.ServerStreamingServer[Task]) error
-	// ListOperations lists the model's operations, newest first, filtered (juju operations).
+	// ListOperations lists the model's operations, newest first, filtered (juju operations). As in
+	// Juju, the tasks it lists carry no results and no log: GetTask and GetOperation do.
 	ListOperations(context.Context, *ListOperationsRequest) (*ListOperationsResponse, error)
 	// GetOperation returns one operation with its tasks (juju show-operation).
 	GetOperation(context.Context, *OperationRef) (*Operation, error)
-	// CancelTasks cancels pending tasks; a running or finished task is left as it is and
-	// reported in the response with its current status (juju cancel-task).
+	// CancelTasks is juju cancel-task, as in Juju: a pending task is cancelled at once (message
+	// "action cancelled via the API"); a running task goes "aborting", and its agent, which sees
+	// that through its queue watch, kills it and finishes it as "aborted"; a finished task is
+	// left as it is. An unknown id fails the call before anything changes. The response has
+	// each task as it is afterwards.
 	CancelTasks(context.Context, *CancelTasksRequest) (*CancelTasksResponse, error)
 	mustEmbedUnimplementedActionServiceServer()
 }

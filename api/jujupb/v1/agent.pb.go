@@ -1059,7 +1059,10 @@ type AgentApplication struct {
 	ModelName                   string `protobuf:"bytes,7,opt,name=model_name,json=modelName,proto3" json:"model_name,omitempty"`
 	UpdateStatusIntervalSeconds int64  `protobuf:"varint,8,opt,name=update_status_interval_seconds,json=updateStatusIntervalSeconds,proto3" json:"update_status_interval_seconds,omitempty"`
 	// The charm the application runs (upgrade-charm when it changes).
-	CharmUrl      string `protobuf:"bytes,9,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	CharmUrl string `protobuf:"bytes,9,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	// The model's configuration in effect, every key with its default filled in
+	// (logging-config, automatically-retry-hooks, the proxies; core/modelconfig).
+	ModelConfig   map[string]string `protobuf:"bytes,10,rep,name=model_config,json=modelConfig,proto3" json:"model_config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1155,6 +1158,13 @@ func (x *AgentApplication) GetCharmUrl() string {
 		return x.CharmUrl
 	}
 	return ""
+}
+
+func (x *AgentApplication) GetModelConfig() map[string]string {
+	if x != nil {
+		return x.ModelConfig
+	}
+	return nil
 }
 
 type AgentRelation struct {
@@ -2704,7 +2714,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xd0\x02\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xdf\x03\n" +
 	"\x10AgentApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
@@ -2716,7 +2726,12 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"model_name\x18\a \x01(\tR\tmodelName\x12C\n" +
 	"\x1eupdate_status_interval_seconds\x18\b \x01(\x03R\x1bupdateStatusIntervalSeconds\x12\x1b\n" +
-	"\tcharm_url\x18\t \x01(\tR\bcharmUrl\"\xa5\x03\n" +
+	"\tcharm_url\x18\t \x01(\tR\bcharmUrl\x12M\n" +
+	"\fmodel_config\x18\n" +
+	" \x03(\v2*.juju.v1.AgentApplication.ModelConfigEntryR\vmodelConfig\x1a>\n" +
+	"\x10ModelConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x03\n" +
 	"\rAgentRelation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -2908,7 +2923,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_agent_proto_goTypes = []any{
 	(*AgentTasks)(nil),                   // 0: juju.v1.AgentTasks
 	(*AgentTaskRequest)(nil),             // 1: juju.v1.AgentTaskRequest
@@ -2952,119 +2967,121 @@ var file_agent_proto_goTypes = []any{
 	(*GoalStateResponse)(nil),            // 39: juju.v1.GoalStateResponse
 	(*GoalRelation)(nil),                 // 40: juju.v1.GoalRelation
 	(*GoalStatus)(nil),                   // 41: juju.v1.GoalStatus
-	nil,                                  // 42: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 43: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 44: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 45: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 46: juju.v1.ScopeRequest.SettingsEntry
-	nil,                                  // 47: juju.v1.ApplicationStatusResponse.UnitsEntry
-	nil,                                  // 48: juju.v1.CharmStateResponse.StateEntry
-	nil,                                  // 49: juju.v1.SetCharmStateRequest.StateEntry
-	nil,                                  // 50: juju.v1.GoalStateResponse.UnitsEntry
-	nil,                                  // 51: juju.v1.GoalStateResponse.RelationsEntry
-	nil,                                  // 52: juju.v1.GoalRelation.MembersEntry
-	(*Task)(nil),                         // 53: juju.v1.Task
-	(*Base)(nil),                         // 54: juju.v1.Base
-	(*StatusInfo)(nil),                   // 55: juju.v1.StatusInfo
+	nil,                                  // 42: juju.v1.AgentApplication.ModelConfigEntry
+	nil,                                  // 43: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 44: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 45: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 46: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 47: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 48: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 49: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 50: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 51: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 52: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 53: juju.v1.GoalRelation.MembersEntry
+	(*Task)(nil),                         // 54: juju.v1.Task
+	(*Base)(nil),                         // 55: juju.v1.Base
+	(*StatusInfo)(nil),                   // 56: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	53, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
-	54, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	55, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	55, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	54, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
+	55, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	56, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	56, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	7,  // 4: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	55, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	55, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	55, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	18, // 8: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	42, // 9: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	43, // 10: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	44, // 11: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	45, // 12: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	17, // 13: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	46, // 14: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	55, // 15: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
-	47, // 16: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
-	48, // 17: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
-	49, // 18: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
-	50, // 19: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
-	51, // 20: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
-	52, // 21: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
-	55, // 22: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
-	41, // 23: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
-	40, // 24: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
-	41, // 25: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
-	5,  // 26: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	9,  // 27: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 28: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	5,  // 29: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	11, // 30: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	13, // 31: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	14, // 32: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	5,  // 33: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	31, // 34: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	33, // 35: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	33, // 36: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	5,  // 37: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	5,  // 38: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	5,  // 39: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	5,  // 40: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	19, // 41: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	21, // 42: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	23, // 43: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	5,  // 44: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	26, // 45: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	28, // 46: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	30, // 47: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	9,  // 48: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 49: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	5,  // 50: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
-	5,  // 51: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
-	38, // 52: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
-	5,  // 53: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
-	4,  // 54: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
-	5,  // 55: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
-	1,  // 56: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
-	2,  // 57: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
-	3,  // 58: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
-	6,  // 59: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	10, // 60: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	8,  // 61: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	7,  // 62: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	12, // 63: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	10, // 64: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	15, // 65: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	16, // 66: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	32, // 67: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	34, // 68: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	34, // 69: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	35, // 70: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	35, // 71: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	35, // 72: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	35, // 73: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	20, // 74: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	22, // 75: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	24, // 76: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	25, // 77: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	27, // 78: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	29, // 79: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	10, // 80: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	10, // 81: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 82: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	36, // 83: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	37, // 84: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	10, // 85: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	39, // 86: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	10, // 87: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
-	0,  // 88: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
-	53, // 89: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
-	10, // 90: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
-	10, // 91: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
-	59, // [59:92] is the sub-list for method output_type
-	26, // [26:59] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	56, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	56, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	56, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	42, // 8: juju.v1.AgentApplication.model_config:type_name -> juju.v1.AgentApplication.ModelConfigEntry
+	18, // 9: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
+	43, // 10: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	44, // 11: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	45, // 12: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	46, // 13: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	17, // 14: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	47, // 15: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	56, // 16: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	48, // 17: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	49, // 18: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	50, // 19: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	51, // 20: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	52, // 21: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	53, // 22: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	56, // 23: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	41, // 24: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	40, // 25: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	41, // 26: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	5,  // 27: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	9,  // 28: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 29: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	5,  // 30: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	11, // 31: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	13, // 32: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	14, // 33: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	5,  // 34: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	31, // 35: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	33, // 36: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	33, // 37: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	5,  // 38: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	5,  // 39: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	5,  // 40: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	5,  // 41: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	19, // 42: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	21, // 43: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	23, // 44: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	5,  // 45: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	26, // 46: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	28, // 47: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	30, // 48: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	9,  // 49: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 50: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	5,  // 51: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	5,  // 52: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	38, // 53: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	5,  // 54: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	4,  // 55: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
+	5,  // 56: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
+	1,  // 57: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
+	2,  // 58: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
+	3,  // 59: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
+	6,  // 60: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	10, // 61: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	8,  // 62: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	7,  // 63: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	12, // 64: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	10, // 65: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	15, // 66: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	16, // 67: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	32, // 68: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	34, // 69: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	34, // 70: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	35, // 71: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	35, // 72: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	35, // 73: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	35, // 74: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	20, // 75: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	22, // 76: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	24, // 77: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	25, // 78: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	27, // 79: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	29, // 80: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	10, // 81: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	10, // 82: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 83: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	36, // 84: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	37, // 85: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	10, // 86: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	39, // 87: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	10, // 88: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	0,  // 89: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
+	54, // 90: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
+	10, // 91: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
+	10, // 92: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
+	60, // [60:93] is the sub-list for method output_type
+	27, // [27:60] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3080,7 +3097,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

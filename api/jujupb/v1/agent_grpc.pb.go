@@ -128,17 +128,23 @@ type AgentServiceClient interface {
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
-	// ReceiverTasks is the caller's task queue, oldest first: its pending and running tasks (a
-	// unit agent asks for its unit; a machine agent for exec tasks on its machine). Agents learn
-	// of new tasks by watching kind "tasks" with their receiver's id.
+	// ReceiverTasks is the caller's task queue, oldest first: its pending, running and aborting
+	// tasks, without their logs (a unit agent asks for its unit; a machine agent for exec tasks
+	// on its machine, never for its units' tasks). Agents learn of new, cancelled and aborting
+	// tasks by watching kind "tasks" with their receiver's id (StatusService.Watch). Only the
+	// receiver's own agent may call these four, not even the admin.
 	ReceiverTasks(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*AgentTasks, error)
 	// StartTask moves one of the caller's pending tasks to running and returns it. A task that
-	// is no longer pending (cancelled meanwhile) gives FailedPrecondition; the agent skips it.
+	// is no longer pending (cancelled meanwhile) gives FailedPrecondition with the not-alive
+	// reason (apierr.NotAlive on the client); the agent skips it.
 	StartTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*Task, error)
 	// LogTask appends a message to a running task's log (action-log).
 	LogTask(ctx context.Context, in *LogTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
-	// FinishTask ends a running task: status "completed" or "failed", action-fail's message,
-	// and the results (action-set's values with return-code, stdout and stderr).
+	// FinishTask ends an unfinished task (pending, running or aborting): status "completed",
+	// "failed", "aborted" (after cancel-task) or "error" (it could not be run), action-fail's
+	// message, and the results (action-set's values with return-code, stdout and stderr; with
+	// the log, at most 1 MiB). A task already finished (cancelled when its unit was removed)
+	// gives apierr.NotAlive.
 	FinishTask(ctx context.Context, in *FinishTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 }
 
@@ -554,17 +560,23 @@ type AgentServiceServer interface {
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error)
-	// ReceiverTasks is the caller's task queue, oldest first: its pending and running tasks (a
-	// unit agent asks for its unit; a machine agent for exec tasks on its machine). Agents learn
-	// of new tasks by watching kind "tasks" with their receiver's id.
+	// ReceiverTasks is the caller's task queue, oldest first: its pending, running and aborting
+	// tasks, without their logs (a unit agent asks for its unit; a machine agent for exec tasks
+	// on its machine, never for its units' tasks). Agents learn of new, cancelled and aborting
+	// tasks by watching kind "tasks" with their receiver's id (StatusService.Watch). Only the
+	// receiver's own agent may call these four, not even the admin.
 	ReceiverTasks(context.Context, *AgentEntity) (*AgentTasks, error)
 	// StartTask moves one of the caller's pending tasks to running and returns it. A task that
-	// is no longer pending (cancelled meanwhile) gives FailedPrecondition; the agent skips it.
+	// is no longer pending (cancelled meanwhile) gives FailedPrecondition with the not-alive
+	// reason (apierr.NotAlive on the client); the agent skips it.
 	StartTask(context.Context, *AgentTaskRequest) (*Task, error)
 	// LogTask appends a message to a running task's log (action-log).
 	LogTask(context.Context, *LogTaskRequest) (*SetStatusResponse, error)
-	// FinishTask ends a running task: status "completed" or "failed", action-fail's message,
-	// and the results (action-set's values with return-code, stdout and stderr).
+	// FinishTask ends an unfinished task (pending, running or aborting): status "completed",
+	// "failed", "aborted" (after cancel-task) or "error" (it could not be run), action-fail's
+	// message, and the results (action-set's values with return-code, stdout and stderr; with
+	// the log, at most 1 MiB). A task already finished (cancelled when its unit was removed)
+	// gives apierr.NotAlive.
 	FinishTask(context.Context, *FinishTaskRequest) (*SetStatusResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }

@@ -390,12 +390,16 @@ func (x *ConfigOption) GetSource() string {
 }
 
 type ApplicationConfig struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Application   string                 `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
-	Charm         string                 `protobuf:"bytes,2,opt,name=charm,proto3" json:"charm,omitempty"`
-	Options       []*ConfigOption        `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Application string                 `protobuf:"bytes,1,opt,name=application,proto3" json:"application,omitempty"`
+	Charm       string                 `protobuf:"bytes,2,opt,name=charm,proto3" json:"charm,omitempty"`
+	// The charm's options.
+	Options []*ConfigOption `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	// Juju's own options of every application ("trust": type "bool"), juju config's
+	// application-config.
+	ApplicationOptions []*ConfigOption `protobuf:"bytes,4,rep,name=application_options,json=applicationOptions,proto3" json:"application_options,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ApplicationConfig) Reset() {
@@ -449,11 +453,19 @@ func (x *ApplicationConfig) GetOptions() []*ConfigOption {
 	return nil
 }
 
+func (x *ApplicationConfig) GetApplicationOptions() []*ConfigOption {
+	if x != nil {
+		return x.ApplicationOptions
+	}
+	return nil
+}
+
 type SetConfigRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
 	// Values as typed on the command line; the server converts them to the option's type.
+	// "trust" is the application config option, whatever the charm's options are.
 	Values        map[string]string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	Reset_        []string          `protobuf:"bytes,4,rep,name=reset,proto3" json:"reset,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -660,15 +672,17 @@ func (x *UploadCharmResponse) GetRevision() int32 {
 }
 
 type DeployRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
-	Application   string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
-	CharmUrl      string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
-	Base          *Base                  `protobuf:"bytes,4,opt,name=base,proto3" json:"base,omitempty"`
-	NumUnits      int32                  `protobuf:"varint,5,opt,name=num_units,json=numUnits,proto3" json:"num_units,omitempty"`
-	Placement     []*Placement           `protobuf:"bytes,6,rep,name=placement,proto3" json:"placement,omitempty"`
-	Constraints   string                 `protobuf:"bytes,7,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	Config        map[string]string      `protobuf:"bytes,8,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	CharmUrl    string                 `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	Base        *Base                  `protobuf:"bytes,4,opt,name=base,proto3" json:"base,omitempty"`
+	NumUnits    int32                  `protobuf:"varint,5,opt,name=num_units,json=numUnits,proto3" json:"num_units,omitempty"`
+	Placement   []*Placement           `protobuf:"bytes,6,rep,name=placement,proto3" json:"placement,omitempty"`
+	Constraints string                 `protobuf:"bytes,7,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	Config      map[string]string      `protobuf:"bytes,8,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Trust sets the application config option "trust" (deploy --trust).
+	Trust         bool `protobuf:"varint,9,opt,name=trust,proto3" json:"trust,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -757,6 +771,13 @@ func (x *DeployRequest) GetConfig() map[string]string {
 		return x.Config
 	}
 	return nil
+}
+
+func (x *DeployRequest) GetTrust() bool {
+	if x != nil {
+		return x.Trust
+	}
+	return false
 }
 
 type DeployResponse struct {
@@ -1855,11 +1876,12 @@ const file_application_proto_rawDesc = "" +
 	"\fdefault_json\x18\x04 \x01(\tR\vdefaultJson\x12\x1d\n" +
 	"\n" +
 	"value_json\x18\x05 \x01(\tR\tvalueJson\x12\x16\n" +
-	"\x06source\x18\x06 \x01(\tR\x06source\"|\n" +
+	"\x06source\x18\x06 \x01(\tR\x06source\"\xc4\x01\n" +
 	"\x11ApplicationConfig\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x14\n" +
 	"\x05charm\x18\x02 \x01(\tR\x05charm\x12/\n" +
-	"\aoptions\x18\x03 \x03(\v2\x15.juju.v1.ConfigOptionR\aoptions\"\xda\x01\n" +
+	"\aoptions\x18\x03 \x03(\v2\x15.juju.v1.ConfigOptionR\aoptions\x12F\n" +
+	"\x13application_options\x18\x04 \x03(\v2\x15.juju.v1.ConfigOptionR\x12applicationOptions\"\xda\x01\n" +
 	"\x10SetConfigRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12=\n" +
@@ -1874,7 +1896,7 @@ const file_application_proto_rawDesc = "" +
 	"\aarchive\x18\x02 \x01(\fR\aarchive\"C\n" +
 	"\x13UploadCharmResponse\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1a\n" +
-	"\brevision\x18\x02 \x01(\x05R\brevision\"\xef\x02\n" +
+	"\brevision\x18\x02 \x01(\x05R\brevision\"\x85\x03\n" +
 	"\rDeployRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
@@ -1883,7 +1905,8 @@ const file_application_proto_rawDesc = "" +
 	"\tnum_units\x18\x05 \x01(\x05R\bnumUnits\x120\n" +
 	"\tplacement\x18\x06 \x03(\v2\x12.juju.v1.PlacementR\tplacement\x12 \n" +
 	"\vconstraints\x18\a \x01(\tR\vconstraints\x12:\n" +
-	"\x06config\x18\b \x03(\v2\".juju.v1.DeployRequest.ConfigEntryR\x06config\x1a9\n" +
+	"\x06config\x18\b \x03(\v2\".juju.v1.DeployRequest.ConfigEntryR\x06config\x12\x14\n" +
+	"\x05trust\x18\t \x01(\bR\x05trust\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"&\n" +
@@ -2040,52 +2063,53 @@ var file_application_proto_goTypes = []any{
 var file_application_proto_depIdxs = []int32{
 	3,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
 	5,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
-	29, // 2: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
-	33, // 3: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	34, // 4: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
-	30, // 5: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	34, // 6: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	35, // 7: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
-	23, // 8: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
-	31, // 9: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
-	26, // 10: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
-	26, // 11: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
-	32, // 12: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
-	36, // 13: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
-	27, // 14: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
-	9,  // 15: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	11, // 16: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	13, // 17: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	15, // 18: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	16, // 19: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	18, // 20: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
-	20, // 21: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
-	22, // 22: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
-	22, // 23: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
-	25, // 24: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
-	2,  // 25: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
-	15, // 26: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
-	7,  // 27: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
-	0,  // 28: juju.v1.ApplicationService.SetCharm:input_type -> juju.v1.SetCharmRequest
-	10, // 29: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	12, // 30: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	14, // 31: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	37, // 32: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	17, // 33: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	19, // 34: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
-	21, // 35: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
-	24, // 36: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
-	24, // 37: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
-	28, // 38: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
-	4,  // 39: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
-	6,  // 40: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
-	8,  // 41: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
-	1,  // 42: juju.v1.ApplicationService.SetCharm:output_type -> juju.v1.SetCharmResponse
-	29, // [29:43] is the sub-list for method output_type
-	15, // [15:29] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	5,  // 2: juju.v1.ApplicationConfig.application_options:type_name -> juju.v1.ConfigOption
+	29, // 3: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
+	33, // 4: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	34, // 5: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	30, // 6: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
+	34, // 7: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	35, // 8: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	23, // 9: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
+	31, // 10: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
+	26, // 11: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
+	26, // 12: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
+	32, // 13: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
+	36, // 14: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	27, // 15: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	9,  // 16: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	11, // 17: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	13, // 18: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	15, // 19: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	16, // 20: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	18, // 21: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	20, // 22: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	22, // 23: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	22, // 24: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	25, // 25: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	2,  // 26: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
+	15, // 27: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
+	7,  // 28: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
+	0,  // 29: juju.v1.ApplicationService.SetCharm:input_type -> juju.v1.SetCharmRequest
+	10, // 30: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	12, // 31: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	14, // 32: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	37, // 33: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	17, // 34: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	19, // 35: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	21, // 36: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	24, // 37: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	24, // 38: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	28, // 39: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	4,  // 40: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
+	6,  // 41: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
+	8,  // 42: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
+	1,  // 43: juju.v1.ApplicationService.SetCharm:output_type -> juju.v1.SetCharmResponse
+	30, // [30:44] is the sub-list for method output_type
+	16, // [16:30] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_application_proto_init() }

@@ -178,9 +178,13 @@ type Model struct {
 	UnitCount    int32                  `protobuf:"varint,12,opt,name=unit_count,json=unitCount,proto3" json:"unit_count,omitempty"`
 	Created      int64                  `protobuf:"varint,13,opt,name=created,proto3" json:"created,omitempty"`
 	// The model's configuration as set (defaults not included).
-	Config        map[string]string `protobuf:"bytes,14,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Config map[string]string `protobuf:"bytes,14,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The Juju version the model's agents implement (core/version.Juju).
+	AgentVersion string `protobuf:"bytes,15,opt,name=agent_version,json=agentVersion,proto3" json:"agent_version,omitempty"`
+	// How many applications it has (ListModels only, like the machine and unit counts).
+	ApplicationCount int32 `protobuf:"varint,16,opt,name=application_count,json=applicationCount,proto3" json:"application_count,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Model) Reset() {
@@ -311,6 +315,20 @@ func (x *Model) GetConfig() map[string]string {
 	return nil
 }
 
+func (x *Model) GetAgentVersion() string {
+	if x != nil {
+		return x.AgentVersion
+	}
+	return ""
+}
+
+func (x *Model) GetApplicationCount() int32 {
+	if x != nil {
+		return x.ApplicationCount
+	}
+	return 0
+}
+
 type ListModelsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -396,7 +414,11 @@ type AddModelRequest struct {
 	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Constraints string                 `protobuf:"bytes,2,opt,name=constraints,proto3" json:"constraints,omitempty"`
 	// Model configuration (add-model --config key=value), checked by the controller.
-	Config        map[string]string `protobuf:"bytes,3,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Config map[string]string `protobuf:"bytes,3,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The cloud and region (add-model <name> [<cloud>[/<region>]]); empty for the
+	// controller's. Others are NotFound: a controller has one cloud.
+	Cloud         string `protobuf:"bytes,4,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	Region        string `protobuf:"bytes,5,opt,name=region,proto3" json:"region,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -450,6 +472,20 @@ func (x *AddModelRequest) GetConfig() map[string]string {
 		return x.Config
 	}
 	return nil
+}
+
+func (x *AddModelRequest) GetCloud() string {
+	if x != nil {
+		return x.Cloud
+	}
+	return ""
+}
+
+func (x *AddModelRequest) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
 }
 
 type Constraints struct {
@@ -727,6 +763,209 @@ func (x *DestroyModelResponse) GetUuid() string {
 	return ""
 }
 
+// ModelConfig is a model's configuration: every key, sorted.
+type ModelConfig struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []*ModelConfigValue    `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelConfig) Reset() {
+	*x = ModelConfig{}
+	mi := &file_controller_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelConfig) ProtoMessage() {}
+
+func (x *ModelConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelConfig.ProtoReflect.Descriptor instead.
+func (*ModelConfig) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ModelConfig) GetValues() []*ModelConfigValue {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type ModelConfigValue struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// The value in effect, in its canonical form ("true", "5m"); the CLI types it by its key.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// "default" or "model".
+	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelConfigValue) Reset() {
+	*x = ModelConfigValue{}
+	mi := &file_controller_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelConfigValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelConfigValue) ProtoMessage() {}
+
+func (x *ModelConfigValue) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelConfigValue.ProtoReflect.Descriptor instead.
+func (*ModelConfigValue) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ModelConfigValue) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ModelConfigValue) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *ModelConfigValue) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type SetModelConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Set           map[string]string      `protobuf:"bytes,2,rep,name=set,proto3" json:"set,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Reset_        []string               `protobuf:"bytes,3,rep,name=reset,proto3" json:"reset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetModelConfigRequest) Reset() {
+	*x = SetModelConfigRequest{}
+	mi := &file_controller_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetModelConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetModelConfigRequest) ProtoMessage() {}
+
+func (x *SetModelConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetModelConfigRequest.ProtoReflect.Descriptor instead.
+func (*SetModelConfigRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SetModelConfigRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SetModelConfigRequest) GetSet() map[string]string {
+	if x != nil {
+		return x.Set
+	}
+	return nil
+}
+
+func (x *SetModelConfigRequest) GetReset_() []string {
+	if x != nil {
+		return x.Reset_
+	}
+	return nil
+}
+
+type SetModelConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetModelConfigResponse) Reset() {
+	*x = SetModelConfigResponse{}
+	mi := &file_controller_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetModelConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetModelConfigResponse) ProtoMessage() {}
+
+func (x *SetModelConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetModelConfigResponse.ProtoReflect.Descriptor instead.
+func (*SetModelConfigResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{15}
+}
+
 var File_controller_proto protoreflect.FileDescriptor
 
 const file_controller_proto_rawDesc = "" +
@@ -738,7 +977,7 @@ const file_controller_proto_rawDesc = "" +
 	"\x04time\x18\x02 \x01(\x03R\x04time\x12'\n" +
 	"\x0fcontroller_uuid\x18\x03 \x01(\tR\x0econtrollerUuid\" \n" +
 	"\bModelRef\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\"\xda\x03\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\"\xac\x04\n" +
 	"\x05Model\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x14\n" +
@@ -755,17 +994,21 @@ const file_controller_proto_rawDesc = "" +
 	"\n" +
 	"unit_count\x18\f \x01(\x05R\tunitCount\x12\x18\n" +
 	"\acreated\x18\r \x01(\x03R\acreated\x122\n" +
-	"\x06config\x18\x0e \x03(\v2\x1a.juju.v1.Model.ConfigEntryR\x06config\x1a9\n" +
+	"\x06config\x18\x0e \x03(\v2\x1a.juju.v1.Model.ConfigEntryR\x06config\x12#\n" +
+	"\ragent_version\x18\x0f \x01(\tR\fagentVersion\x12+\n" +
+	"\x11application_count\x18\x10 \x01(\x05R\x10applicationCount\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x13\n" +
 	"\x11ListModelsRequest\"<\n" +
 	"\x12ListModelsResponse\x12&\n" +
-	"\x06models\x18\x01 \x03(\v2\x0e.juju.v1.ModelR\x06models\"\xc0\x01\n" +
+	"\x06models\x18\x01 \x03(\v2\x0e.juju.v1.ModelR\x06models\"\xee\x01\n" +
 	"\x0fAddModelRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vconstraints\x18\x02 \x01(\tR\vconstraints\x12<\n" +
-	"\x06config\x18\x03 \x03(\v2$.juju.v1.AddModelRequest.ConfigEntryR\x06config\x1a9\n" +
+	"\x06config\x18\x03 \x03(\v2$.juju.v1.AddModelRequest.ConfigEntryR\x06config\x12\x14\n" +
+	"\x05cloud\x18\x04 \x01(\tR\x05cloud\x12\x16\n" +
+	"\x06region\x18\x05 \x01(\tR\x06region\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"#\n" +
@@ -784,7 +1027,21 @@ const file_controller_proto_rawDesc = "" +
 	"\fapplications\x18\x01 \x03(\tR\fapplications\x12\x14\n" +
 	"\x05units\x18\x02 \x03(\tR\x05units\x12\x1a\n" +
 	"\bmachines\x18\x03 \x03(\tR\bmachines\x12\x12\n" +
-	"\x04uuid\x18\x04 \x01(\tR\x04uuid2\xec\x03\n" +
+	"\x04uuid\x18\x04 \x01(\tR\x04uuid\"@\n" +
+	"\vModelConfig\x121\n" +
+	"\x06values\x18\x01 \x03(\v2\x19.juju.v1.ModelConfigValueR\x06values\"R\n" +
+	"\x10ModelConfigValue\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"\xb6\x01\n" +
+	"\x15SetModelConfigRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x129\n" +
+	"\x03set\x18\x02 \x03(\v2'.juju.v1.SetModelConfigRequest.SetEntryR\x03set\x12\x14\n" +
+	"\x05reset\x18\x03 \x03(\tR\x05reset\x1a6\n" +
+	"\bSetEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x18\n" +
+	"\x16SetModelConfigResponse2\xfa\x04\n" +
 	"\x11ControllerService\x12<\n" +
 	"\aVersion\x12\x17.juju.v1.VersionRequest\x1a\x18.juju.v1.VersionResponse\x12E\n" +
 	"\n" +
@@ -793,7 +1050,9 @@ const file_controller_proto_rawDesc = "" +
 	"\bGetModel\x12\x11.juju.v1.ModelRef\x1a\x0e.juju.v1.Model\x12>\n" +
 	"\x13GetModelConstraints\x12\x11.juju.v1.ModelRef\x1a\x14.juju.v1.Constraints\x12`\n" +
 	"\x13SetModelConstraints\x12#.juju.v1.SetModelConstraintsRequest\x1a$.juju.v1.SetModelConstraintsResponse\x12K\n" +
-	"\fDestroyModel\x12\x1c.juju.v1.DestroyModelRequest\x1a\x1d.juju.v1.DestroyModelResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\fDestroyModel\x12\x1c.juju.v1.DestroyModelRequest\x1a\x1d.juju.v1.DestroyModelResponse\x129\n" +
+	"\x0eGetModelConfig\x12\x11.juju.v1.ModelRef\x1a\x14.juju.v1.ModelConfig\x12Q\n" +
+	"\x0eSetModelConfig\x12\x1e.juju.v1.SetModelConfigRequest\x1a\x1f.juju.v1.SetModelConfigResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_controller_proto_rawDescOnce sync.Once
@@ -807,7 +1066,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_controller_proto_goTypes = []any{
 	(*VersionRequest)(nil),              // 0: juju.v1.VersionRequest
 	(*VersionResponse)(nil),             // 1: juju.v1.VersionResponse
@@ -821,34 +1080,45 @@ var file_controller_proto_goTypes = []any{
 	(*SetModelConstraintsResponse)(nil), // 9: juju.v1.SetModelConstraintsResponse
 	(*DestroyModelRequest)(nil),         // 10: juju.v1.DestroyModelRequest
 	(*DestroyModelResponse)(nil),        // 11: juju.v1.DestroyModelResponse
-	nil,                                 // 12: juju.v1.Model.ConfigEntry
-	nil,                                 // 13: juju.v1.AddModelRequest.ConfigEntry
-	(*StatusInfo)(nil),                  // 14: juju.v1.StatusInfo
+	(*ModelConfig)(nil),                 // 12: juju.v1.ModelConfig
+	(*ModelConfigValue)(nil),            // 13: juju.v1.ModelConfigValue
+	(*SetModelConfigRequest)(nil),       // 14: juju.v1.SetModelConfigRequest
+	(*SetModelConfigResponse)(nil),      // 15: juju.v1.SetModelConfigResponse
+	nil,                                 // 16: juju.v1.Model.ConfigEntry
+	nil,                                 // 17: juju.v1.AddModelRequest.ConfigEntry
+	nil,                                 // 18: juju.v1.SetModelConfigRequest.SetEntry
+	(*StatusInfo)(nil),                  // 19: juju.v1.StatusInfo
 }
 var file_controller_proto_depIdxs = []int32{
-	14, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
-	12, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
+	19, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
+	16, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
 	3,  // 2: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
-	13, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
-	0,  // 4: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
-	4,  // 5: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
-	6,  // 6: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
-	2,  // 7: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
-	2,  // 8: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
-	8,  // 9: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
-	10, // 10: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
-	1,  // 11: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
-	5,  // 12: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
-	3,  // 13: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
-	3,  // 14: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
-	7,  // 15: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
-	9,  // 16: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
-	11, // 17: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
-	11, // [11:18] is the sub-list for method output_type
-	4,  // [4:11] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	17, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
+	13, // 4: juju.v1.ModelConfig.values:type_name -> juju.v1.ModelConfigValue
+	18, // 5: juju.v1.SetModelConfigRequest.set:type_name -> juju.v1.SetModelConfigRequest.SetEntry
+	0,  // 6: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
+	4,  // 7: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
+	6,  // 8: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
+	2,  // 9: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
+	2,  // 10: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
+	8,  // 11: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
+	10, // 12: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
+	2,  // 13: juju.v1.ControllerService.GetModelConfig:input_type -> juju.v1.ModelRef
+	14, // 14: juju.v1.ControllerService.SetModelConfig:input_type -> juju.v1.SetModelConfigRequest
+	1,  // 15: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
+	5,  // 16: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
+	3,  // 17: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
+	3,  // 18: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
+	7,  // 19: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
+	9,  // 20: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
+	11, // 21: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
+	12, // 22: juju.v1.ControllerService.GetModelConfig:output_type -> juju.v1.ModelConfig
+	15, // 23: juju.v1.ControllerService.SetModelConfig:output_type -> juju.v1.SetModelConfigResponse
+	15, // [15:24] is the sub-list for method output_type
+	6,  // [6:15] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_controller_proto_init() }
@@ -863,7 +1133,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

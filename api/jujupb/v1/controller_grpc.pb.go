@@ -26,6 +26,8 @@ const (
 	ControllerService_GetModelConstraints_FullMethodName = "/juju.v1.ControllerService/GetModelConstraints"
 	ControllerService_SetModelConstraints_FullMethodName = "/juju.v1.ControllerService/SetModelConstraints"
 	ControllerService_DestroyModel_FullMethodName        = "/juju.v1.ControllerService/DestroyModel"
+	ControllerService_GetModelConfig_FullMethodName      = "/juju.v1.ControllerService/GetModelConfig"
+	ControllerService_SetModelConfig_FullMethodName      = "/juju.v1.ControllerService/SetModelConfig"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -34,7 +36,8 @@ const (
 //
 // ControllerService manages the controller's models. Every call needs the admin credential.
 type ControllerServiceClient interface {
-	// Version returns the controller's version and time.
+	// Version returns the Juju version the controller implements (core/version.Juju), its
+	// time and UUID.
 	Version(ctx context.Context, in *VersionRequest, opts ...grpc.CallOption) (*VersionResponse, error)
 	// ListModels lists the models with their machine and unit counts.
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
@@ -50,6 +53,12 @@ type ControllerServiceClient interface {
 	// The controller model cannot be destroyed (FailedPrecondition); a model already dying is
 	// not an error. With dry_run it reports what would be removed and changes nothing.
 	DestroyModel(ctx context.Context, in *DestroyModelRequest, opts ...grpc.CallOption) (*DestroyModelResponse, error)
+	// GetModelConfig returns every model configuration key with its value in effect and where
+	// the value comes from (core/modelconfig).
+	GetModelConfig(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelConfig, error)
+	// SetModelConfig sets and resets model configuration keys in one write, after checking them
+	// all (NotValid: an unknown or read-only key, a bad value; nothing is written then).
+	SetModelConfig(ctx context.Context, in *SetModelConfigRequest, opts ...grpc.CallOption) (*SetModelConfigResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -130,13 +139,34 @@ func (c *controllerServiceClient) DestroyModel(ctx context.Context, in *DestroyM
 	return out, nil
 }
 
+func (c *controllerServiceClient) GetModelConfig(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelConfig, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ModelConfig)
+	err := c.cc.Invoke(ctx, ControllerService_GetModelConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *controllerServiceClient) SetModelConfig(ctx context.Context, in *SetModelConfigRequest, opts ...grpc.CallOption) (*SetModelConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetModelConfigResponse)
+	err := c.cc.Invoke(ctx, ControllerService_SetModelConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
 //
 // ControllerService manages the controller's models. Every call needs the admin credential.
 type ControllerServiceServer interface {
-	// Version returns the controller's version and time.
+	// Version returns the Juju version the controller implements (core/version.Juju), its
+	// time and UUID.
 	Version(context.Context, *VersionRequest) (*VersionResponse, error)
 	// ListModels lists the models with their machine and unit counts.
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
@@ -152,6 +182,12 @@ type ControllerServiceServer interface {
 	// The controller model cannot be destroyed (FailedPrecondition); a model already dying is
 	// not an error. With dry_run it reports what would be removed and changes nothing.
 	DestroyModel(context.Context, *DestroyModelRequest) (*DestroyModelResponse, error)
+	// GetModelConfig returns every model configuration key with its value in effect and where
+	// the value comes from (core/modelconfig).
+	GetModelConfig(context.Context, *ModelRef) (*ModelConfig, error)
+	// SetModelConfig sets and resets model configuration keys in one write, after checking them
+	// all (NotValid: an unknown or read-only key, a bad value; nothing is written then).
+	SetModelConfig(context.Context, *SetModelConfigRequest) (*SetModelConfigResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -182,6 +218,12 @@ func (UnimplementedControllerServiceServer) SetModelConstraints(context.Context,
 }
 func (UnimplementedControllerServiceServer) DestroyModel(context.Context, *DestroyModelRequest) (*DestroyModelResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DestroyModel not implemented")
+}
+func (UnimplementedControllerServiceServer) GetModelConfig(context.Context, *ModelRef) (*ModelConfig, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetModelConfig not implemented")
+}
+func (UnimplementedControllerServiceServer) SetModelConfig(context.Context, *SetModelConfigRequest) (*SetModelConfigResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetModelConfig not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -330,6 +372,42 @@ func _ControllerService_DestroyModel_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_GetModelConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ModelRef)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).GetModelConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_GetModelConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).GetModelConfig(ctx, req.(*ModelRef))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ControllerService_SetModelConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetModelConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).SetModelConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_SetModelConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).SetModelConfig(ctx, req.(*SetModelConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -364,6 +442,14 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DestroyModel",
 			Handler:    _ControllerService_DestroyModel_Handler,
+		},
+		{
+			MethodName: "GetModelConfig",
+			Handler:    _ControllerService_GetModelConfig_Handler,
+		},
+		{
+			MethodName: "SetModelConfig",
+			Handler:    _ControllerService_SetModelConfig_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

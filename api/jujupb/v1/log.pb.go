@@ -204,7 +204,11 @@ type DebugLogRequest struct {
 	Replay bool  `protobuf:"varint,7,opt,name=replay,proto3" json:"replay,omitempty"`
 	Lines  int32 `protobuf:"varint,8,opt,name=lines,proto3" json:"lines,omitempty"`
 	// NoTail stops after the backlog instead of following.
-	NoTail        bool `protobuf:"varint,9,opt,name=no_tail,json=noTail,proto3" json:"no_tail,omitempty"`
+	NoTail bool `protobuf:"varint,9,opt,name=no_tail,json=noTail,proto3" json:"no_tail,omitempty"`
+	// Limit ends the stream once this many records are sent, backlog and followed records
+	// together (0: no limit). With replay it takes the first records of the log (debug-log
+	// --replay --limit N).
+	Limit         int32 `protobuf:"varint,10,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -302,6 +306,13 @@ func (x *DebugLogRequest) GetNoTail() bool {
 	return false
 }
 
+func (x *DebugLogRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
 var File_log_proto protoreflect.FileDescriptor
 
 const file_log_proto_rawDesc = "" +
@@ -316,7 +327,7 @@ const file_log_proto_rawDesc = "" +
 	"\x10WriteLogsRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12,\n" +
 	"\arecords\x18\x02 \x03(\v2\x12.juju.v1.LogRecordR\arecords\"\x13\n" +
-	"\x11WriteLogsResponse\"\x86\x02\n" +
+	"\x11WriteLogsResponse\"\x9c\x02\n" +
 	"\x0fDebugLogRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n" +
 	"\ainclude\x18\x02 \x03(\tR\ainclude\x12\x18\n" +
@@ -326,7 +337,9 @@ const file_log_proto_rawDesc = "" +
 	"\x05level\x18\x06 \x01(\tR\x05level\x12\x16\n" +
 	"\x06replay\x18\a \x01(\bR\x06replay\x12\x14\n" +
 	"\x05lines\x18\b \x01(\x05R\x05lines\x12\x17\n" +
-	"\ano_tail\x18\t \x01(\bR\x06noTail2\x8c\x01\n" +
+	"\ano_tail\x18\t \x01(\bR\x06noTail\x12\x14\n" +
+	"\x05limit\x18\n" +
+	" \x01(\x05R\x05limit2\x8c\x01\n" +
 	"\n" +
 	"LogService\x12B\n" +
 	"\tWriteLogs\x12\x19.juju.v1.WriteLogsRequest\x1a\x1a.juju.v1.WriteLogsResponse\x12:\n" +

@@ -48,8 +48,8 @@ func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.
 		Use:   "add-unit [options] <application name>",
 		Short: "Add units to an application",
 		Long: `Add -n units to a principal application. --to places them, one directive per unit:
-an existing machine (3), a new container on a machine (lxd:3) or on a new machine (lxd).
-Units without a directive get new machines.
+an existing machine (3). Units without a directive get new machines. Juju's container
+directives (lxd:3, lxd) are refused: the local provider has no containers.
 
 As in Juju, success prints nothing (--verbose names the new units). With --wait the
 command waits until the agent of every new unit is idle, showing progress on stderr; a
@@ -57,7 +57,7 @@ unit in error, or whose machine fails to start, ends the wait at once with exit 
 naming the unit and the reason; so does --timeout (default 10m) passing. --timeout is
 only valid with --wait.`,
 		Example: `  juju add-unit mysql
-  juju add-unit mysql -n 2 --to 3,lxd:3
+  juju add-unit mysql -n 2 --to 3,4
   juju add-unit mysql -n 2 --wait`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "remove-unit, deploy, status, add-machine"},
 		Args:        cmdutil.ExactlyOneArg("no application specified"),
@@ -86,7 +86,7 @@ only valid with --wait.`,
 		},
 	}
 	cmd.Flags().IntVarP(&opts.NumUnits, "num-units", "n", 1, "Number of units to add")
-	cmd.Flags().StringVar(&opts.To, "to", "", "Comma-separated placement directives: <machine>, lxd[:<machine>], kvm[:<machine>]")
+	cmd.Flags().StringVar(&opts.To, "to", "", "Comma-separated placement directives: existing machine ids (the local provider has no containers)")
 	cmdutil.AddWaitFlags(cmd, &opts.WaitFlags, "every new unit's agent is idle")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd

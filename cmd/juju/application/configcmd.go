@@ -58,7 +58,8 @@ func NewCmdConfig(f *cmdutil.Factory, runF func(*configOptions) error) *cobra.Co
 	cmd := &cobra.Command{
 		Use:   "config [options] <application name> [--reset <key[,key]>] [<key>][=<value>] ...",
 		Short: "Get, set, or reset the configuration of an application",
-		Long: `With only an application name, show every option of its charm: default, description,
+		Long: `With only an application name, show every option of its charm (settings) and Juju's
+own application config (application-config: trust, see juju trust): default, description,
 where the value comes from (default, user or unset), type and value; yaml by default, or
 json. With one key, print that option's value alone.
 
@@ -70,6 +71,7 @@ their config-changed hook.`,
 		Example: `  juju config mysql
   juju config mysql port
   juju config mysql port=3307 debug=true
+  juju config mysql trust=true
   juju config mysql --reset port,debug
   juju config mysql --file settings.yaml`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "deploy, show-application, status"},
@@ -223,16 +225,22 @@ func configRun(ctx context.Context, opts *configOptions) error {
 	}
 	s, ok := view.Settings[opts.Key]
 	if !ok {
+		// As in Juju, a key that is not the charm's may be Juju's application config (trust).
+		s, ok = view.ApplicationConfig[opts.Key]
+	}
+	if !ok {
 		return fmt.Errorf("key %q not found in %q application config or charm settings", opts.Key, opts.Application)
 	}
 	return writeFile(opts, valueText(s.Value))
 }
 
-// ConfigView is what "juju config <application>" prints, in Juju's shape.
+// ConfigView is what "juju config <application>" prints, in Juju's shape: the charm's options
+// under settings, Juju's own (trust) under application-config.
 type ConfigView struct {
-	Application string                  `json:"application" yaml:"application"`
-	Charm       string                  `json:"charm" yaml:"charm"`
-	Settings    map[string]*SettingView `json:"settings" yaml:"settings"`
+	Application       string                  `json:"application" yaml:"application"`
+	ApplicationConfig map[string]*SettingView `json:"application-config,omitempty" yaml:"application-config,omitempty"`
+	Charm             string                  `json:"charm" yaml:"charm"`
+	Settings          map[string]*SettingView `json:"settings" yaml:"settings"`
 }
 
 // SettingView is one option: its default and value are typed (a string, number or boolean), and
@@ -255,23 +263,39 @@ func newConfigView(cfg *jujupb.ApplicationConfig) (*ConfigView, error) {
 	}
 	v := &ConfigView{Application: cfg.GetApplication(), Charm: charm, Settings: map[string]*SettingView{}}
 	for _, o := range cfg.GetOptions() {
-		def, err := decodeConfigValue(o.GetDefaultJson())
+		set, err := newSettingView(o)
 		if err != nil {
-			return nil, fmt.Errorf("controller sent a bad default for %q: %w", o.GetName(), err)
+			return nil, err
 		}
-		val, err := decodeConfigValue(o.GetValueJson())
+		v.Settings[o.GetName()] = set
+	}
+	for _, o := range cfg.GetApplicationOptions() {
+		set, err := newSettingView(o)
 		if err != nil {
-			return nil, fmt.Errorf("controller sent a bad value for %q: %w", o.GetName(), err)
+			return nil, err
 		}
-		source := o.GetSource()
-		if val == nil && source != "user" {
-			source = "unset"
+		if v.ApplicationConfig == nil {
+			v.ApplicationConfig = map[string]*SettingView{}
 		}
-		v.Settings[o.GetName()] = &SettingView{
-			Default: def, Description: o.GetDescription(), Source: source, Type: o.GetType(), Value: val,
-		}
+		v.ApplicationConfig[o.GetName()] = set
 	}
 	return v, nil
+}
+
+func newSettingView(o *jujupb.ConfigOption) (*SettingView, error) {
+	def, err := decodeConfigValue(o.GetDefaultJson())
+	if err != nil {
+		return nil, fmt.Errorf("controller sent a bad default for %q: %w", o.GetName(), err)
+	}
+	val, err := decodeConfigValue(o.GetValueJson())
+	if err != nil {
+		return nil, fmt.Errorf("controller sent a bad value for %q: %w", o.GetName(), err)
+	}
+	source := o.GetSource()
+	if val == nil && source != "user" {
+		source = "unset"
+	}
+	return &SettingView{Default: def, Description: o.GetDescription(), Source: source, Type: o.GetType(), Value: val}, nil
 }
 
 // decodeConfigValue reads a JSON value; numbers stay integers when they are ("" is no value).

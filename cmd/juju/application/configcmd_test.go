@@ -103,6 +103,8 @@ func mysqlConfig() *jujupb.ApplicationConfig {
 		{Name: "title", Type: "string", Description: "Banner shown to clients.\nSecond line of the description.", DefaultJson: `"MySQL"`, ValueJson: `"My \"own\" db"`, Source: "user"},
 		{Name: "ratio", Type: "float", Description: "Buffer pool share", DefaultJson: "0.75", ValueJson: "0.75", Source: "default"},
 		{Name: "admin-password", Type: "string", Description: "Initial password"},
+	}, ApplicationOptions: []*jujupb.ConfigOption{
+		{Name: "trust", Type: "bool", Description: "Does this application have access to trusted credentials", DefaultJson: "false", ValueJson: "true", Source: "user"},
 	}}
 }
 
@@ -120,6 +122,9 @@ func TestConfigRun(t *testing.T) {
 		{name: "key-bool", args: "mysql debug", fake: &fakeConfig{cfg: mysqlConfig()}},
 		{name: "key-float", args: "mysql ratio", fake: &fakeConfig{cfg: mysqlConfig()}},
 		{name: "key-unset", args: "mysql admin-password", fake: &fakeConfig{cfg: mysqlConfig()}},
+		{name: "key-trust", args: "mysql trust", fake: &fakeConfig{cfg: mysqlConfig()}},
+		{name: "set-trust", args: "mysql trust=true", fake: &fakeConfig{},
+			wantSet: &jujupb.SetConfigRequest{Model: "uuid-default", Application: "mysql", Values: map[string]string{"trust": "true"}}},
 		{name: "key-missing", args: "mysql nope", fake: &fakeConfig{cfg: mysqlConfig()},
 			wantErr: `key "nope" not found in "mysql" application config or charm settings`},
 		{name: "set", args: "mysql port=3308 title=new", fake: &fakeConfig{},

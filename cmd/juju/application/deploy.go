@@ -53,6 +53,7 @@ type deployOptions struct {
 	Constraints []string
 	Config      []string
 	Force       bool
+	Trust       bool
 	Channel     string
 	Revision    int
 	DryRun      bool
@@ -107,7 +108,7 @@ naming the unit and the reason; so does --timeout (default 10m) passing. --timeo
 only valid with --wait.`,
 		Example: `  juju deploy ./charms/wordpress -n 2 --constraints mem=2G
   juju deploy mysql db --base ubuntu@22.04
-  juju deploy ./charms/wordpress --to lxd:0 --config blog-title=News
+  juju deploy ./charms/wordpress --to 0 --config blog-title=News
   juju deploy ./testdb_amd64.charm
   juju deploy ./charms/mysql -n 3 --wait --timeout 5m`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, integrate, status, wait-for, remove-application, config, set-constraints"},
@@ -127,12 +128,13 @@ only valid with --wait.`,
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&opts.NumUnits, "num-units", "n", 1, "Number of units to add")
-	fl.StringVar(&opts.To, "to", "", "Comma-separated placement directives: <machine>, lxd[:<machine>], kvm[:<machine>]")
+	fl.StringVar(&opts.To, "to", "", "Comma-separated placement directives: existing machine ids (the local provider has no containers)")
 	fl.StringVar(&opts.Base, "base", "", "The base on which to deploy, e.g. ubuntu@22.04")
 	fl.StringVar(&opts.Series, "series", "", "The series on which to deploy (deprecated, use --base)")
 	fl.StringArrayVar(&opts.Constraints, "constraints", nil, "Constraints of the application's machines (repeatable)")
 	fl.StringArrayVar(&opts.Config, "config", nil, "A YAML config file or <key>=<value> (@file reads the value from a file; repeatable)")
 	fl.BoolVar(&opts.Force, "force", false, "Allow a base the charm does not declare")
+	fl.BoolVar(&opts.Trust, "trust", false, "Allows charm to run hooks that require access credentials (sets application config trust; see juju trust)")
 	fl.StringVar(&opts.Channel, "channel", "", "Channel to follow for upgrades (accepted for compatibility; local charms have none)")
 	fl.IntVar(&opts.Revision, "revision", -1, "Charm revision (needs --channel)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "Only show what would be deployed (ignored for local charms)")
@@ -318,6 +320,7 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		Placement:   toPlacements(opts.placement),
 		Constraints: opts.cons.String(),
 		Config:      config,
+		Trust:       opts.Trust,
 	})
 	if errors.Is(err, apierr.AlreadyExists) {
 		return alreadyExists(err)

@@ -316,6 +316,22 @@ func TestDeployRunConfigFile(t *testing.T) {
 	checkErr(t, err, `--config file "other.yaml" has no settings for application "blog" (only for "mysql")`, false)
 }
 
+// deploy --trust sets the application config option trust (jubilant's deploy(trust=True)).
+func TestDeployRunTrust(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeCharm(t, dir, "wordpress", false, "ubuntu@22.04")
+	for args, want := range map[string]bool{"./wordpress --trust": true, "./wordpress": false} {
+		fake := &fakeDeployAPI{}
+		if _, err := deployWith(t, fake, "", args); err != nil {
+			t.Fatal(err)
+		}
+		if fake.req.GetTrust() != want {
+			t.Errorf("%s: trust = %v", args, fake.req.GetTrust())
+		}
+	}
+}
+
 func TestZipCharmSkipsLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := writeCharm(t, dir, "big", false, "ubuntu@22.04")
@@ -354,7 +370,7 @@ func TestDeployRunReportsWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`WARNING constraint "cpu-cores" is deprecated in favor of "cores"`,
+		`Warning: constraint "cpu-cores" is deprecated in favor of "cores".`,
 		"WARNING 1 unit(s) will be deployed, extra placement directives will be ignored",
 		"ignoring dry-run flag for local charms",
 	} {

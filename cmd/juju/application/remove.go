@@ -30,6 +30,9 @@ type removeOptions struct {
 	Applications []string
 	cmdutil.RemoveFlags
 	Wait cmdutil.WaitFlags
+	// DestroyStorage is Juju's choice to destroy the units' storage; this controller has
+	// none, so it is accepted and changes nothing.
+	DestroyStorage bool
 }
 
 // NewCmdRemove returns "juju remove-application <application> [...]": remove applications
@@ -60,7 +63,11 @@ after it, saying what each application still waits for). --timeout is only valid
 
 An application whose units cannot go (a failed hook, a stuck agent) can be removed with
 --force: after a grace period of one minute, or at once with --no-wait, the controller
-does the agents' work itself.`,
+does the agents' work itself.
+
+--destroy-storage is Juju's request to destroy the storage attached to the units. This
+controller has no storage, so there is nothing to destroy: it is accepted, so that scripts
+written for Juju (jubilant's remove_application) run unchanged.`,
 		Example: `  juju remove-application hadoop
   juju remove-application --dry-run wordpress mysql
   juju remove-application --no-prompt --wait wordpress
@@ -81,6 +88,7 @@ does the agents' work itself.`,
 	}
 	cmdutil.AddRemoveFlags(cmd, &opts.RemoveFlags, "application")
 	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the applications are gone")
+	cmd.Flags().BoolVar(&opts.DestroyStorage, "destroy-storage", false, "Destroy storage attached to application units (there is none here)")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }

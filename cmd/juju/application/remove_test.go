@@ -48,9 +48,6 @@ func TestNewCmdRemove(t *testing.T) {
 			}
 		})
 	}
-	if NewCmdRemove(cmdutil.TestFactory(), nil).Flags().Lookup("destroy-storage") != nil {
-		t.Error("remove-application has --destroy-storage")
-	}
 }
 
 // fakeRemoveApplications answers every call with the same results and records requests.
@@ -139,5 +136,15 @@ func TestRemoveRun(t *testing.T) {
 				t.Errorf("request = %v", last)
 			}
 		})
+	}
+}
+
+// jubilant's remove_application(destroy_storage=True) passes --destroy-storage: accepted, as
+// there is no storage to destroy.
+func TestNewCmdRemoveDestroyStorage(t *testing.T) {
+	var got *removeOptions
+	cmd := NewCmdRemove(cmdutil.TestFactory(), func(o *removeOptions) error { got = o; return nil })
+	if err := cmdtest.Execute(cmd, "--no-prompt mysql --destroy-storage"); err != nil || !got.DestroyStorage || !got.NoPrompt {
+		t.Fatalf("%+v %v", got, err)
 	}
 }

@@ -141,7 +141,7 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 		if r.Flags.DryRun {
 			return nil
 		}
-		if err := Confirm(r.IO); err != nil {
+		if err := Confirm(ctx, r.IO); err != nil {
 			return fmt.Errorf("%s removal: %w", r.Noun, err)
 		}
 	}
@@ -170,22 +170,58 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 }
 
 // Confirm asks "Continue [y/N]? " on stderr and reads one line: nil for "y" or "yes" in any
-// case, ErrAborted for anything else or no input.
-func Confirm(s *output.Streams) error {
+// case, ErrAborted for anything else or no input, ErrInterrupted at once when ctx ends (Ctrl-C).
+func Confirm(ctx context.Context, s *output.Streams) error {
 	fmt.Fprint(s.ErrOut, "\nContinue [y/N]? ")
-	if !ReadYes(s.In) {
+	yes, err := ReadYesContext(ctx, s)
+	if err != nil {
+		return err
+	}
+	if !yes {
 		return ErrAborted
 	}
 	return nil
 }
 
-// ReadYes reads one line of an answer to a prompt: true for "y" or "yes" in any case, false
-// for anything else or no input.
-func ReadYes(in io.Reader) bool {
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && line == "" {
-		return false
+// ErrInterrupted is the answer to Ctrl-C at a prompt: the command ends at once (exit 1), and
+// nothing it would have sent after the prompt is sent.
+var ErrInterrupted = errors.New("interrupted")
+
+// ReadLine reads one line of an answer to a prompt from in, returning as soon as ctx ends
+// (Ctrl-C cancels the command's context) with ErrInterrupted. A read from a terminal cannot be
+// cancelled, so it runs aside and is abandoned then; the command is about to exit anyway. No
+// input (end of file) is an empty answer.
+func ReadLine(ctx context.Context, in io.Reader) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", ErrInterrupted
 	}
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		return line, nil
+	case <-ctx.Done():
+		return "", ErrInterrupted
+	}
+}
+
+// ReadYesContext reads an answer with ReadLine: true for "y" or "yes" in any case. When
+// interrupted, it ends the prompt's line on stderr (the terminal shows ^C after the question)
+// so that the error that follows starts a line of its own.
+func ReadYesContext(ctx context.Context, s *output.Streams) (bool, error) {
+	line, err := ReadLine(ctx, s.In)
+	if err != nil {
+		fmt.Fprintln(s.ErrOut)
+		return false, err
+	}
+	return isYes(line), nil
+}
+
+
+func isYes(line string) bool {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return true

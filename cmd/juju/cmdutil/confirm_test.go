@@ -250,12 +250,70 @@ func TestConfirm(t *testing.T) {
 	} {
 		ios, _, errOut := output.TestStreams()
 		ios.In = strings.NewReader(in)
-		if err := Confirm(ios); err != want {
+		if err := Confirm(context.Background(), ios); err != want {
 			t.Errorf("Confirm(%q) = %v, want %v", in, err, want)
 		}
 		if errOut.String() != "\nContinue [y/N]? " {
 			t.Errorf("prompt = %q", errOut.String())
 		}
+	}
+}
+
+// stuckReader is a terminal nobody types on: Read calls onRead (once), then blocks until the
+// test ends.
+type stuckReader struct {
+	onRead func()
+	done   chan struct{}
+}
+
+func (r *stuckReader) Read([]byte) (int, error) {
+	if r.onRead != nil {
+		r.onRead()
+		r.onRead = nil
+	}
+	<-r.done
+	return 0, io.EOF
+}
+
+// Ctrl-C at the prompt (the command's context ends) answers at once, whatever stdin does.
+func TestConfirmInterrupted(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	ctx, cancel := context.WithCancel(context.Background())
+	ios, _, errOut := output.TestStreams()
+	ios.In = &stuckReader{onRead: cancel, done: done}
+	if err := Confirm(ctx, ios); err != ErrInterrupted {
+		t.Fatalf("Confirm = %v, want ErrInterrupted", err)
+	}
+	if errOut.String() != "\nContinue [y/N]? \n" {
+		t.Errorf("stderr = %q: the prompt's line must be ended", errOut.String())
+	}
+	// Already interrupted: no read at all.
+	ios.In = &stuckReader{onRead: func() { t.Error("read after the interrupt") }, done: done}
+	if _, err := ReadLine(ctx, ios.In); err != ErrInterrupted {
+		t.Errorf("ReadLine after the interrupt = %v", err)
+	}
+}
+
+// Ctrl-C at remove-*'s prompt: the dry run was sent, the removal is not.
+func TestRunRemovalInterrupted(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	ctx, cancel := context.WithCancel(context.Background())
+	ios, _, errOut := output.TestStreams()
+	ios.InTerminal = true
+	ios.In = &stuckReader{onRead: cancel, done: done}
+	fake := &fakeRemover{dryRun: twoUnits(), real: twoUnits()}
+	err := RunRemoval(ctx, &Removal{IO: ios, Noun: "unit", Remove: fake.remove,
+		Request: &jujupb.RemoveRequest{Model: "uuid", Names: []string{"mysql/1", "wordpress/0"}}})
+	if err == nil || err.Error() != "unit removal: interrupted" || !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error = %v", err)
+	}
+	if got := fake.calls(); got != "dry-run" {
+		t.Errorf("calls = %s, want only the dry run", got)
+	}
+	if !strings.HasSuffix(errOut.String(), "Continue [y/N]? \n") {
+		t.Errorf("stderr = %q", errOut.String())
 	}
 }
 

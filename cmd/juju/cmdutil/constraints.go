@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,17 +23,17 @@ func AddConstraintsFormatFlag(cmd *cobra.Command, f *output.Format, path *string
 	output.AddOutputFlag(cmd, path)
 }
 
-// ParseConstraints parses --constraints values or key=value arguments as a usage error source,
-// printing deprecation warnings to w.
+// ParseConstraints parses --constraints values or key=value arguments as Juju's CLI does: the
+// arguments joined with a space, then read by constraints.Parse. Errors are usage errors. A
+// deprecated alias (cpu-cores) prints Juju's warning line on w, even when a later item is bad.
+// Conflicts such as instance-type with mem are not checked here: they are the provider's
+// business, checked by the controller.
 func ParseConstraints(w io.Writer, args ...string) (constraints.Value, error) {
-	v, warnings, err := constraints.ParseWithWarnings(args...)
-	if err != nil {
-		return constraints.Value{}, FlagErrorWrap(err)
-	}
+	v, warnings, err := constraints.ParseWithWarnings(strings.Join(args, " "))
 	for _, msg := range warnings {
-		fmt.Fprintf(w, "WARNING %s\n", msg)
+		fmt.Fprintf(w, "Warning: %s.\n", msg)
 	}
-	if err := constraints.Validate(v); err != nil {
+	if err != nil {
 		return constraints.Value{}, FlagErrorWrap(err)
 	}
 	return v, nil

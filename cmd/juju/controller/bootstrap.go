@@ -71,6 +71,8 @@ type bootstrapOptions struct {
 	Cloud   string
 	Name    string
 	APIPort int
+	// NoSwitch keeps the current controller: the new one is only recorded.
+	NoSwitch bool
 
 	// FindJujud locates the jujud binary.
 	FindJujud func() (string, error)
@@ -100,7 +102,8 @@ func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *co
 		Short: "Start a controller on this machine",
 		Long: `Start a controller on this machine: jujud runs in the background with its data under
 $JUJU_DATA/controllers/<name>, listening on a loopback port. The controller gets the models
-"controller" and "default", and becomes the current controller with "default" as current model.
+"controller" and "default", and becomes the current controller with "default" as current model
+(--no-switch records it without changing the current controller).
 
 The only cloud is "localhost"; the controller name defaults to "local".
 
@@ -108,7 +111,8 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 --timeout (default 30s), bootstrap stops it and fails, quoting the end of its log.`,
 		Example: `  juju bootstrap
   juju bootstrap localhost dev --api-port 17070
-  juju bootstrap --timeout 2m`,
+  juju bootstrap --timeout 2m
+  juju bootstrap localhost ci --no-switch`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "controllers, kill-controller, add-model, whoami, status"},
 		Args:        cmdutil.MaxArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -139,6 +143,7 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 	}
 	cmd.Flags().IntVar(&opts.APIPort, "api-port", 0, "Port of the controller API on 127.0.0.1 (0 picks a free port)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", startupTimeout, "How long to wait for the controller to answer")
+	cmd.Flags().BoolVar(&opts.NoSwitch, "no-switch", false, "Do not switch to the newly created controller")
 	return cmd
 }
 
@@ -289,10 +294,15 @@ func recordController(ctx context.Context, opts *bootstrapOptions, dir string, p
 	if err := opts.Store.SetModels(opts.Name, models); err != nil {
 		return err
 	}
-	if err := opts.Store.SetCurrentController(opts.Name); err != nil {
+	// The new controller's current model is "default" either way; --no-switch only leaves the
+	// current controller as it was.
+	if err := opts.Store.SetCurrentModel(opts.Name, initialModel); err != nil {
 		return err
 	}
-	return opts.Store.SetCurrentModel(opts.Name, initialModel)
+	if opts.NoSwitch {
+		return nil
+	}
+	return opts.Store.SetCurrentController(opts.Name)
 }
 
 // logTail returns the last lines of jujud's log, to explain a failed start.

@@ -22,8 +22,10 @@ func TestNewCmdBootstrap(t *testing.T) {
 		wantCloud, wantName string
 		wantPort            int
 		wantTimeout         time.Duration
+		wantNoSwitch        bool
 		wantErr             string
 	}{
+		{args: "localhost ci --no-switch", wantCloud: "localhost", wantName: "ci", wantNoSwitch: true},
 		{args: "", wantCloud: "localhost", wantName: "local", wantTimeout: 30 * time.Second},
 		{args: "--timeout 2m", wantCloud: "localhost", wantName: "local", wantTimeout: 2 * time.Minute},
 		{args: "--timeout 0s", wantErr: "--timeout must be positive"},
@@ -42,7 +44,7 @@ func TestNewCmdBootstrap(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			if got.Cloud != tt.wantCloud || got.Name != tt.wantName || got.APIPort != tt.wantPort ||
+			if got.Cloud != tt.wantCloud || got.Name != tt.wantName || got.APIPort != tt.wantPort || got.NoSwitch != tt.wantNoSwitch ||
 				tt.wantTimeout != 0 && got.Timeout != tt.wantTimeout {
 				t.Errorf("opts = %s %s %d %s", got.Cloud, got.Name, got.APIPort, got.Timeout)
 			}
@@ -170,6 +172,31 @@ Initial model "default" added
 	}
 	if j2.args != nil {
 		t.Error("jujud started for an existing controller")
+	}
+}
+
+// --no-switch records the controller, with "default" as its current model, and leaves the
+// current controller as it was (jubilant's bootstrap passes it).
+func TestBootstrapRunNoSwitch(t *testing.T) {
+	opts, _ := newBootstrapOpts(t, &fakeJujud{})
+	if err := opts.Store.AddController("old", cmdutil.ControllerDetails{UUID: "old-uuid", APIEndpoints: []string{"127.0.0.1:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := opts.Store.SetCurrentController("old"); err != nil {
+		t.Fatal(err)
+	}
+	opts.Name, opts.NoSwitch = "ci", true
+	if err := bootstrapRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := opts.Store.CurrentController(); cur != "old" {
+		t.Errorf("current controller = %q, want old", cur)
+	}
+	if _, err := opts.Store.ControllerByName("ci"); err != nil {
+		t.Errorf("ci not recorded: %v", err)
+	}
+	if cur, _ := opts.Store.CurrentModel("ci"); cur != "default" {
+		t.Errorf("ci's current model = %q", cur)
 	}
 }
 

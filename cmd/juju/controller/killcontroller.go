@@ -31,8 +31,8 @@ type killControllerOptions struct {
 	Poll   time.Duration
 }
 
-// NewCmdKillController returns "juju kill-controller <name>" (alias destroy-controller): stop a
-// local controller's jujud, delete its data and forget it.
+// NewCmdKillController returns "juju kill-controller <name>": stop a local controller's jujud,
+// delete its data and forget it (destroy-controller destroys its models first).
 func NewCmdKillController(f *cmdutil.Factory, runF func(*killControllerOptions) error) *cobra.Command {
 	opts := &killControllerOptions{
 		IO:     f.IO,
@@ -42,15 +42,14 @@ func NewCmdKillController(f *cmdutil.Factory, runF func(*killControllerOptions) 
 		Poll:   50 * time.Millisecond,
 	}
 	cmd := &cobra.Command{
-		Use:     "kill-controller [options] <controller name>",
-		Aliases: []string{"destroy-controller"},
-		Short:   "Stop a local controller and delete all its models and data",
+		Use:   "kill-controller [options] <controller name>",
+		Short: "Stop a local controller and delete all its models and data",
 		Long: `Stop a local controller: its jujud gets SIGTERM, then SIGKILL if it has not exited
 within --timeout. Its data directory is deleted and the client forgets it.
 
 Asks for confirmation on a terminal unless --no-prompt is given.`,
 		Example:     "  juju kill-controller local --no-prompt",
-		Annotations: map[string]string{cmdutil.SeeAlso: "bootstrap, controllers, destroy-model"},
+		Annotations: map[string]string{cmdutil.SeeAlso: "destroy-controller, bootstrap, controllers, destroy-model"},
 		Args:        cmdutil.ExactlyOneArg("no controller specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
@@ -77,7 +76,7 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 		return err
 	}
 	if !opts.NoPrompt {
-		if err := confirm(opts); err != nil {
+		if err := confirm(ctx, opts); err != nil {
 			return err
 		}
 	}
@@ -100,12 +99,16 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 }
 
 // confirm asks on the terminal; without one the user must pass --no-prompt.
-func confirm(opts *killControllerOptions) error {
+func confirm(ctx context.Context, opts *killControllerOptions) error {
 	if err := cmdutil.RequireTerminal(opts.IO); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "WARNING This command will destroy the %q controller and all its resources\n\nContinue? (y/N): ", opts.Name)
-	if !cmdutil.ReadYes(opts.IO.In) {
+	yes, err := cmdutil.ReadYesContext(ctx, opts.IO)
+	if err != nil {
+		return fmt.Errorf("controller destruction: %w", err)
+	}
+	if !yes {
 		return errors.New("controller destruction aborted")
 	}
 	return nil

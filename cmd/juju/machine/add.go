@@ -42,7 +42,8 @@ type addOptions struct {
 	place *jujupb.Placement
 }
 
-// NewCmdAdd returns "juju add-machine [lxd|kvm|lxd:<machine>]": add machines or containers.
+// NewCmdAdd returns "juju add-machine [lxd|kvm|lxd:<machine>]": add machines (containers are
+// Juju's syntax, refused by the local provider).
 func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command {
 	opts := &addOptions{
 		IO:           f.IO,
@@ -52,11 +53,12 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "add-machine [options] [<container type>[:<machine>]]",
 		Short: "Add machines or containers to the model",
-		Long: `Add -n new machines, or one container: "lxd" or "kvm" on a new machine, "lxd:<machine>"
-on an existing one. The local provider does not take other placement directives.`,
+		Long: `Add -n new machines. Juju's container placements ("lxd" or "kvm" on a new machine,
+"lxd:<machine>" on an existing one) are accepted here but refused by the controller: the
+local provider has no containers, and takes no other placement directives.`,
 		Example: `  juju add-machine
   juju add-machine -n 2 --base ubuntu@22.04 --constraints cores=1
-  juju add-machine lxd:0`,
+  juju add-machine --base ubuntu@24.04`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "machines, remove-machine, show-machine, retry-provisioning, add-unit, status"},
 		Args:        cmdutil.MaxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,15 +119,15 @@ func validateAdd(opts *addOptions) error {
 	return nil
 }
 
-// parsePlacement accepts what the local provider can do: a new container, on a new machine
-// or an existing one.
+// parsePlacement accepts Juju's container placements (a new container, on a new machine or an
+// existing one); the controller refuses them, as the local provider has no containers.
 func parsePlacement(arg string) (*jujupb.Placement, error) {
 	if strings.HasPrefix(arg, "ssh:") {
-		return nil, fmt.Errorf("manual provisioning (%q) is not supported; use lxd, kvm or lxd:<machine>", arg)
+		return nil, fmt.Errorf("manual provisioning (%q) is not supported by the local provider", arg)
 	}
 	ds, err := placement.Parse(arg)
 	if err != nil || len(ds) != 1 {
-		return nil, fmt.Errorf("invalid placement directive %q; use lxd, kvm or lxd:<machine>", arg)
+		return nil, fmt.Errorf("invalid placement directive %q", arg)
 	}
 	d := ds[0]
 	switch {
@@ -134,7 +136,7 @@ func parsePlacement(arg string) (*jujupb.Placement, error) {
 	case d.IsContainer():
 		return &jujupb.Placement{Scope: d.Scope, Directive: d.Machine}, nil
 	}
-	return nil, fmt.Errorf("placement directive %q is not supported by the local provider; use lxd, kvm or lxd:<machine>", arg)
+	return nil, fmt.Errorf("placement directive %q is not supported by the local provider", arg)
 }
 
 func addRun(ctx context.Context, opts *addOptions) error {

@@ -51,7 +51,7 @@ every machine of the model. --format tabular prints the Machine table only.
 A machine that is not alive shows its life (in juju-status), what its removal waits for
 (removal-blocked-by) and, when a forced removal is scheduled, when it takes over
 (forced-removal-at).`,
-		Example:     "  juju show-machine 0\n  juju show-machine 1 0/lxd/2 --format json\n  juju show-machine 0 --format tabular",
+		Example:     "  juju show-machine 0\n  juju show-machine 1 0 --format json\n  juju show-machine 0 --format tabular",
 		Annotations: map[string]string{cmdutil.SeeAlso: "machines, add-machine, remove-machine, status, show-unit"},
 		Args: func(_ *cobra.Command, args []string) error {
 			for _, id := range args {

@@ -15,18 +15,24 @@ import (
 func TestNewCmdAddModel(t *testing.T) {
 	tests := []struct {
 		args, wantName, wantCons, wantErr string
+		wantCloud                         string
 		noSwitch                          bool
 		wantConfig                        map[string]string
 	}{
 		{args: "test", wantName: "test"},
 		{args: "big --constraints mem=8G --constraints cores=2 --no-switch", wantName: "big", wantCons: "cores=2 mem=8192M", noSwitch: true},
 		{args: "", wantErr: "model name is required"},
-		{args: "a b", wantErr: `unrecognized args: ["b"]`},
+		{args: "a b c", wantErr: `unrecognized args: ["c"]`},
+		{args: "a localhost", wantName: "a", wantCloud: "localhost"},
+		{args: "a localhost/localhost", wantName: "a", wantCloud: "localhost/localhost"},
+		{args: "a a/b/c", wantErr: `cloud name "a/b/c" not valid`},
 		{args: "Bad", wantErr: `"Bad" is not a valid name: model names may only contain lowercase letters, digits and hyphens`},
 		{args: "ok --constraints mem=lots", wantErr: `bad "mem" constraint: must be a non-negative float with optional M/G/T/P suffix`},
 		{args: "ci --config update-status-hook-interval=10s", wantName: "ci", wantConfig: map[string]string{"update-status-hook-interval": "10s"}},
-		{args: "ci --config update-status-hook-interval=soon", wantErr: `update-status-hook-interval: "soon" is not a duration (e.g. 5m, 30s)`},
-		{args: "ci --config no-such=1", wantErr: `unknown model config key "no-such" (known: update-status-hook-interval)`},
+		{args: "ci --config update-status-hook-interval=soon", wantErr: `invalid update status hook interval in model configuration: time: invalid duration "soon"`},
+		{args: "ci --config no-such=1", wantErr: `key "no-such" is not defined in the current model configuration: possible misspelling`},
+		{args: "ci --config automatically-retry-hooks=yes", wantErr: `automatically-retry-hooks: expected bool, got string("yes")`},
+		{args: "ci --config agent-version=3.6.1", wantErr: `"agent-version" cannot be set: it is the Juju version this controller implements (3.6.12)`},
 		{args: "ci --config =1", wantErr: `invalid --config value "=1": expected <key>=<value>`},
 		{args: "ci --config /no/such/file.yaml", wantErr: `reading --config file: open /no/such/file.yaml: no such file or directory`},
 	}
@@ -38,7 +44,7 @@ func TestNewCmdAddModel(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			if got.Name != tt.wantName || got.cons != tt.wantCons || got.NoSwitch != tt.noSwitch || !maps.Equal(got.config, tt.wantConfig) {
+			if got.Name != tt.wantName || got.CloudRegion != tt.wantCloud || got.cons != tt.wantCons || got.NoSwitch != tt.noSwitch || !maps.Equal(got.config, tt.wantConfig) {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -46,17 +52,54 @@ func TestNewCmdAddModel(t *testing.T) {
 }
 
 type fakeAddModel struct {
-	name, cons string
-	config     map[string]string
-	err        error
+	name, cons    string
+	cloud, region string
+	config        map[string]string
+	calls         int
+	err           error
 }
 
-func (f *fakeAddModel) AddModel(_ context.Context, name, cons string, config map[string]string) (*jujupb.Model, error) {
-	f.name, f.cons, f.config = name, cons, config
+func (f *fakeAddModel) AddModelIn(_ context.Context, req *jujupb.AddModelRequest) (*jujupb.Model, error) {
+	f.calls++
+	f.name, f.cons, f.config, f.cloud, f.region = req.Name, req.Constraints, req.Config, req.Cloud, req.Region
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &jujupb.Model{Name: name, Uuid: "uuid-" + name, Owner: "admin", Cloud: "localhost", Type: "iaas"}, nil
+	return &jujupb.Model{Name: req.Name, Uuid: "uuid-" + req.Name, Owner: "admin", Cloud: "localhost", Type: "iaas"}, nil
+}
+
+// The second argument names the controller's cloud, its region, or both; anything else is
+// refused before anything is sent.
+func TestAddModelCloudRegion(t *testing.T) {
+	for _, tc := range []struct {
+		arg, cloud, region, err string
+	}{
+		{arg: "localhost", cloud: "localhost"},
+		{arg: "localhost/localhost", cloud: "localhost", region: "localhost"},
+		{arg: "aws", err: `"aws" is neither a cloud supported by this controller, nor a region in the controller's default cloud "localhost"`},
+		{arg: "aws/us-east-1", err: `cloud "aws" not found`},
+		{arg: "localhost/mars", err: `region "mars" not found (expected one of ["localhost"])`},
+	} {
+		store := cmdutil.NewStore(t.TempDir())
+		_ = store.AddController("local", cmdutil.ControllerDetails{UUID: "ctrl", Cloud: "localhost", Region: "localhost"})
+		_ = store.UpdateAccount("local", cmdutil.AccountDetails{User: "admin"})
+		ios, _, _ := output.TestStreams()
+		fake := &fakeAddModel{}
+		opts := &addModelOptions{
+			IO: ios, Store: store, Config: configOf("local", ""), Name: "m", CloudRegion: tc.arg,
+			Client: func(context.Context) (addModelAPI, error) { return fake, nil },
+		}
+		err := addModelRun(context.Background(), opts)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err || fake.calls != 0 {
+				t.Errorf("%s: %v (calls %d), want %q", tc.arg, err, fake.calls, tc.err)
+			}
+			continue
+		}
+		if err != nil || fake.cloud != tc.cloud || fake.region != tc.region {
+			t.Errorf("%s: %v, sent %q/%q", tc.arg, err, fake.cloud, fake.region)
+		}
+	}
 }
 
 func TestAddModelRun(t *testing.T) {

@@ -56,12 +56,19 @@ type debugLogOptions struct {
 	IncludeModule []string
 	ExcludeModule []string
 	Level         string
-	Lines         int
-	Replay        bool
-	NoTail        bool
-	UTC           bool
-	Date          bool
-	MS            bool
+	// Lines is how many of the latest records to start with (0: all of them); Limit, when
+	// set, is how many to print before exiting (0: all of them).
+	Lines    uint
+	Limit    uint
+	HasLimit bool
+	Replay   bool
+	// NoTail stops after the records already in the log; Tail follows. With neither, the
+	// log is followed only when stdout is a terminal, as Juju does.
+	NoTail bool
+	Tail   bool
+	UTC    bool
+	Date   bool
+	MS     bool
 }
 
 // debugLevels are the levels --level takes, lowest first.
@@ -82,11 +89,10 @@ func NewCmdDebugLog(f *cmdutil.Factory, runF func(*debugLogOptions) error) *cobr
 			return debugLogClient{c}, nil
 		},
 	}
-	var tail bool
 	cmd := &cobra.Command{
 		Use:   "debug-log [options]",
 		Short: "Display the log messages of a model",
-		Long: `Show the last lines of the model's log, then follow it until interrupted (Ctrl-C).
+		Long: `Show the last lines of the model's log and, on a terminal, follow it until interrupted (Ctrl-C).
 The log holds what the agents report: the output of charm hooks and the messages charms
 write with juju-log.
 
@@ -100,27 +106,56 @@ repeated or given comma-separated lists. --include-module and --exclude-module s
 by prefix (unit.mysql/0 selects unit.mysql/0.juju-log). --level hides messages below it
 (TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL).
 
---replay starts from the beginning of the log rather than the last --lines lines; --no-tail
-stops after them instead of following. Times are local unless --utc; --date adds the date
-and --ms the milliseconds.`,
+How much is shown, and whether the log is then followed:
+  --lines N (-n)  the last N lines (10 by default, 0 for all), then follow (implies --tail)
+  --limit N       the last N lines (0 for all), then exit (implies --no-tail)
+  --replay        start from the beginning of the log; with --limit N, its first N lines
+  --tail          follow the log after the lines already in it
+  --no-tail       exit after the lines already in it
+Without --tail, --no-tail, --lines or --limit the log is followed only when the output is
+a terminal: "juju debug-log | grep ..." or a script ends at the end of the log.
+These cannot be combined: --tail with --no-tail or --limit, --lines with --no-tail,
+--limit or --replay.
+
+Times are local unless --utc; --date adds the date and --ms the milliseconds.`,
 		Example: `  juju debug-log
   juju debug-log --include mysql/0 --level WARNING
   juju debug-log -i mysql -x mysql/1 --include-module unit.mysql
+  juju debug-log --limit 100
   juju debug-log --replay --no-tail --date --utc`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "status, show-unit, resolved"},
 		Args:        cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("tail") && opts.NoTail {
-				return cmdutil.FlagErrorf("--tail and --no-tail cannot be used together")
-			}
-			if cmd.Flags().Changed("tail") && !tail {
+			fl := cmd.Flags()
+			lines, limit := fl.Changed("lines"), fl.Changed("limit")
+			opts.HasLimit = limit
+			// --tail=false asks for what --no-tail does.
+			if fl.Changed("tail") && !opts.Tail {
+				if opts.NoTail {
+					return cmdutil.FlagErrorf("setting --tail and --no-tail not valid")
+				}
 				opts.NoTail = true
 			}
-			if opts.Replay && cmd.Flags().Changed("lines") {
-				return cmdutil.FlagErrorf("--replay and --lines cannot be used together")
+			switch {
+			case opts.Tail && opts.NoTail:
+				return cmdutil.FlagErrorf("setting --tail and --no-tail not valid")
+			case opts.NoTail && lines:
+				return cmdutil.FlagErrorf("setting --no-tail and --lines not valid")
+			case opts.Tail && limit:
+				return cmdutil.FlagErrorf("setting --tail and --limit not valid")
+			case limit && lines:
+				return cmdutil.FlagErrorf("setting --limit and --lines not valid")
+			case opts.Replay && lines:
+				return cmdutil.FlagErrorf("setting --replay and --lines not valid")
 			}
-			if opts.Lines < 1 {
-				return cmdutil.FlagErrorf("--lines must be a positive number, got %d", opts.Lines)
+			switch {
+			case limit:
+				opts.NoTail = true
+			case lines:
+				opts.Tail = true
+			case !opts.Tail && !opts.NoTail:
+				opts.Tail = opts.IO.IsTerminal
+				opts.NoTail = !opts.Tail
 			}
 			if opts.Level != "" {
 				level := strings.ToUpper(opts.Level)
@@ -148,10 +183,11 @@ and --ms the milliseconds.`,
 	fl.StringArrayVar(&opts.IncludeModule, "include-module", nil, "Only show messages of modules starting with these (repeatable, comma-separated)")
 	fl.StringArrayVar(&opts.ExcludeModule, "exclude-module", nil, "Do not show messages of modules starting with these (repeatable, comma-separated)")
 	fl.StringVarP(&opts.Level, "level", "l", "", "Lowest level shown: TRACE, DEBUG, INFO, WARNING, ERROR or CRITICAL")
-	fl.IntVarP(&opts.Lines, "lines", "n", defaultLines, "Show this many of the latest messages before following")
+	fl.UintVarP(&opts.Lines, "lines", "n", defaultLines, "Show this many of the latest messages (0: all) and continue to append new ones")
+	fl.UintVar(&opts.Limit, "limit", 0, "Show this many of the latest messages (0: all) and then exit")
 	fl.BoolVar(&opts.Replay, "replay", false, "Show the whole log, from its beginning")
-	fl.BoolVar(&opts.NoTail, "no-tail", false, "Stop after the messages already in the log")
-	fl.BoolVar(&tail, "tail", true, "Wait for new messages (the default)")
+	fl.BoolVar(&opts.NoTail, "no-tail", false, "Show the messages already in the log and then exit")
+	fl.BoolVar(&opts.Tail, "tail", false, "Show the messages already in the log and continue to append new ones")
 	fl.BoolVar(&opts.UTC, "utc", false, "Show times in UTC")
 	fl.BoolVar(&opts.Date, "date", false, "Show dates as well as times")
 	fl.BoolVar(&opts.MS, "ms", false, "Show times to the millisecond")
@@ -181,14 +217,7 @@ func debugLogRun(ctx context.Context, opts *debugLogOptions) error {
 	if err != nil {
 		return err
 	}
-	req := &jujupb.DebugLogRequest{
-		Model: m.UUID, Include: opts.Include, Exclude: opts.Exclude,
-		IncludeModule: opts.IncludeModule, ExcludeModule: opts.ExcludeModule,
-		Level: opts.Level, Replay: opts.Replay, NoTail: opts.NoTail,
-	}
-	if !opts.Replay {
-		req.Lines = int32(min(opts.Lines, 1<<31-1))
-	}
+	req := debugLogRequest(m.UUID, opts)
 	// Interrupting (Ctrl-C cancels ctx) is how following ends: it is a success, not an error.
 	interrupted := func(err error) bool { return errors.Is(err, context.Canceled) || ctx.Err() != nil }
 	s, err := c.DebugLog(ctx, req)
@@ -229,6 +258,30 @@ func debugLogRun(ctx context.Context, opts *debugLogOptions) error {
 			return err
 		}
 	}
+}
+
+// debugLogRequest turns the options into the request: the last --lines or --limit records, or
+// (--replay, or 0 for all of them) the log from its beginning, --limit ending the stream.
+func debugLogRequest(model string, opts *debugLogOptions) *jujupb.DebugLogRequest {
+	req := &jujupb.DebugLogRequest{
+		Model: model, Include: opts.Include, Exclude: opts.Exclude,
+		IncludeModule: opts.IncludeModule, ExcludeModule: opts.ExcludeModule,
+		Level: opts.Level, Replay: opts.Replay, NoTail: opts.NoTail,
+	}
+	clamp := func(n uint) int32 { return int32(min(n, 1<<31-1)) }
+	backlog := opts.Lines
+	if opts.HasLimit {
+		backlog = opts.Limit
+		req.Limit = clamp(opts.Limit)
+	}
+	switch {
+	case opts.Replay:
+	case backlog == 0:
+		req.Replay = true
+	default:
+		req.Lines = clamp(backlog)
+	}
+	return req
 }
 
 // paintLevel colours warnings and errors on a terminal.

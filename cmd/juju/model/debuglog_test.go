@@ -20,8 +20,9 @@ func TestNewCmdDebugLog(t *testing.T) {
 		args, wantErr string
 		check         func(o *debugLogOptions) bool
 	}{
+		// Not a terminal (the test streams): the log is not followed unless asked to.
 		{args: "", check: func(o *debugLogOptions) bool {
-			return o.Lines == 10 && !o.NoTail && !o.Replay && o.Level == "" && o.Include == nil
+			return o.Lines == 10 && o.NoTail && !o.Tail && !o.Replay && !o.HasLimit && o.Level == "" && o.Include == nil
 		}},
 		{args: "-i mysql/0 --include wordpress,haproxy -x mysql/1 --exclude=a,b", check: func(o *debugLogOptions) bool {
 			return strings.Join(o.Include, " ") == "mysql/0 wordpress haproxy" && strings.Join(o.Exclude, " ") == "mysql/1 a b"
@@ -31,15 +32,26 @@ func TestNewCmdDebugLog(t *testing.T) {
 		}},
 		{args: "-l warn", check: func(o *debugLogOptions) bool { return o.Level == "WARNING" }},
 		{args: "--level error", check: func(o *debugLogOptions) bool { return o.Level == "ERROR" }},
-		{args: "-n 50 --no-tail", check: func(o *debugLogOptions) bool { return o.Lines == 50 && o.NoTail }},
-		{args: "--replay --tail", check: func(o *debugLogOptions) bool { return o.Replay && !o.NoTail }},
-		{args: "--tail=false", check: func(o *debugLogOptions) bool { return o.NoTail }},
+		{args: "-n 50", check: func(o *debugLogOptions) bool { return o.Lines == 50 && o.Tail && !o.NoTail }},
+		{args: "-n 0", check: func(o *debugLogOptions) bool { return o.Lines == 0 && o.Tail }},
+		{args: "--limit 20", check: func(o *debugLogOptions) bool { return o.HasLimit && o.Limit == 20 && o.NoTail && !o.Tail }},
+		{args: "--limit 0", check: func(o *debugLogOptions) bool { return o.HasLimit && o.Limit == 0 && o.NoTail }},
+		{args: "--replay --limit 5 --no-tail", check: func(o *debugLogOptions) bool { return o.Replay && o.Limit == 5 && o.NoTail }},
+		{args: "--replay --tail", check: func(o *debugLogOptions) bool { return o.Replay && o.Tail && !o.NoTail }},
+		{args: "--tail=false", check: func(o *debugLogOptions) bool { return o.NoTail && !o.Tail }},
 		{args: "--utc --date --ms -m other", check: func(o *debugLogOptions) bool { return o.UTC && o.Date && o.MS && o.Model == "other" }},
-		{args: "--tail --no-tail", wantErr: "--tail and --no-tail cannot be used together"},
+		// Juju's incompatible pairs, with its messages.
+		{args: "--tail --no-tail", wantErr: "setting --tail and --no-tail not valid"},
+		{args: "--tail=false --no-tail", wantErr: "setting --tail and --no-tail not valid"},
+		{args: "--limit 20 --tail", wantErr: "setting --tail and --limit not valid"},
+		{args: "--limit 0 --tail", wantErr: "setting --tail and --limit not valid"},
+		{args: "--lines 30 --no-tail", wantErr: "setting --no-tail and --lines not valid"},
+		{args: "--lines 30 --limit 50", wantErr: "setting --limit and --lines not valid"},
+		{args: "--lines 0 --limit 50", wantErr: "setting --limit and --lines not valid"},
+		{args: "--replay -n 5", wantErr: "setting --replay and --lines not valid"},
 		{args: "--level loud", wantErr: `level value "loud" is not one of "TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"`},
-		{args: "-n 0", wantErr: "--lines must be a positive number, got 0"},
-		{args: "--replay -n 5", wantErr: "--replay and --lines cannot be used together"},
-		{args: "-n many", wantErr: `invalid argument "many" for "-n, --lines" flag: strconv.ParseInt: parsing "many": invalid syntax`},
+		{args: "-n many", wantErr: `invalid argument "many" for "-n, --lines" flag: strconv.ParseUint: parsing "many": invalid syntax`},
+		{args: "--limit -1", wantErr: `invalid argument "-1" for "--limit" flag: strconv.ParseUint: parsing "-1": invalid syntax`},
 		{args: "mysql/0", wantErr: `unrecognized args: ["mysql/0"]`},
 	}
 	for _, tt := range tests {
@@ -65,6 +77,20 @@ func TestNewCmdDebugLog(t *testing.T) {
 				t.Errorf("opts = %+v", got)
 			}
 		})
+	}
+}
+
+// On a terminal the log is followed by default, as Juju does; --limit still exits.
+func TestDebugLogFollowsOnATerminal(t *testing.T) {
+	for args, wantTail := range map[string]bool{"": true, "--replay": true, "--limit 5": false, "--no-tail": false} {
+		f := cmdutil.TestFactory()
+		f.IO.IsTerminal = true
+		var got *debugLogOptions
+		cmd := NewCmdDebugLog(f, func(o *debugLogOptions) error { got = o; return nil })
+		checkErr(t, execute(cmd, args), "", false)
+		if got.Tail != wantTail || got.NoTail == wantTail {
+			t.Errorf("%q on a terminal: tail=%v no-tail=%v, want tail=%v", args, got.Tail, got.NoTail, wantTail)
+		}
 	}
 }
 
@@ -140,10 +166,23 @@ func TestDebugLogRun(t *testing.T) {
 					strings.Join(r.GetIncludeModule(), ",") == "unit"
 			}},
 		{name: "date-ms-utc", args: "--no-tail --date --ms --utc", fake: &fakeLog{records: sampleLog()}},
-		{name: "replay-follow-interrupted", args: "--replay", fake: &fakeLog{records: sampleLog()}, cancel: true,
+		{name: "replay-follow-interrupted", args: "--replay --tail", fake: &fakeLog{records: sampleLog()}, cancel: true,
 			check: func(r *jujupb.DebugLogRequest) bool { return r.GetReplay() && r.GetLines() == 0 && !r.GetNoTail() }},
-		{name: "lines", args: "-n 2 --no-tail", fake: &fakeLog{records: sampleLog()[1:]},
-			check: func(r *jujupb.DebugLogRequest) bool { return r.GetLines() == 2 }},
+		{name: "lines", args: "-n 2", fake: &fakeLog{records: sampleLog()[1:]}, cancel: true,
+			check: func(r *jujupb.DebugLogRequest) bool { return r.GetLines() == 2 && !r.GetNoTail() && r.GetLimit() == 0 }},
+		{name: "limit", args: "--limit 2", fake: &fakeLog{records: sampleLog()[1:]},
+			check: func(r *jujupb.DebugLogRequest) bool {
+				return r.GetLines() == 2 && r.GetLimit() == 2 && r.GetNoTail() && !r.GetReplay()
+			}},
+		// --limit 0 is every line there is: the log from its beginning.
+		{name: "limit-all", args: "--limit 0", fake: &fakeLog{records: sampleLog()},
+			check: func(r *jujupb.DebugLogRequest) bool { return r.GetReplay() && r.GetLimit() == 0 && r.GetNoTail() }},
+		{name: "replay-limit", args: "--replay --limit 2", fake: &fakeLog{records: sampleLog()[:2]},
+			check: func(r *jujupb.DebugLogRequest) bool {
+				return r.GetReplay() && r.GetLimit() == 2 && r.GetLines() == 0 && r.GetNoTail()
+			}},
+		{name: "lines-all", args: "-n 0", fake: &fakeLog{records: sampleLog()}, cancel: true,
+			check: func(r *jujupb.DebugLogRequest) bool { return r.GetReplay() && !r.GetNoTail() }},
 		{name: "stream-error", args: "", fake: &fakeLog{records: sampleLog()[:1], err: apierr.Errorf(apierr.Unavailable, "controller shutting down")},
 			wantErr: `reading the log of model "default": controller shutting down`},
 		{name: "call-error", args: "-i mysql", fake: &fakeLog{callErr: apierr.Errorf(apierr.PermissionDenied, "permission denied")},
@@ -195,7 +234,7 @@ func TestDebugLogInterruptedBeforeStream(t *testing.T) {
 	ios, _, _ := output.TestStreams()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	opts := &debugLogOptions{IO: ios, ResolveModel: testModel, Lines: 10,
+	opts := &debugLogOptions{IO: ios, ResolveModel: testModel, Lines: 10, Tail: true,
 		Client: func(context.Context) (debugLogAPI, error) { return &fakeLog{callErr: context.Canceled}, nil }}
 	if err := debugLogRun(ctx, opts); err != nil {
 		t.Errorf("interrupted = %v, want success", err)

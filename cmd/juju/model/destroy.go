@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +28,9 @@ type destroyAPI interface {
 
 var _ destroyAPI = cmdutil.WatchClient{}
 
+// DestroyAPI is what DestroyAndWait needs of the controller.
+type DestroyAPI = destroyAPI
+
 type destroyModelOptions struct {
 	IO     *output.Streams
 	Store  *cmdutil.Store
@@ -40,10 +42,14 @@ type destroyModelOptions struct {
 	Controller string
 	Model      string
 	NoPrompt   bool
-	Force      bool
-	NoWait     bool
-	DryRun     bool
-	Timeout    time.Duration
+	// DestroyStorage and ReleaseStorage are Juju's choice for the model's storage; this
+	// controller has none, so either is accepted and changes nothing.
+	DestroyStorage bool
+	ReleaseStorage bool
+	Force          bool
+	NoWait         bool
+	DryRun         bool
+	Timeout        time.Duration
 }
 
 const defaultDestroyTimeout = 30 * time.Minute
@@ -78,16 +84,24 @@ On a terminal the command shows what will be destroyed and asks for the model's 
 Entities whose agents cannot finish their removal (a failed hook, a stopped agent) keep
 the model waiting; --force makes the controller do the agents' work after a grace period
 of one minute, or at once with --no-wait. Destroying a model that is already being
-destroyed is not an error: it waits again, and --force applies to what is left.`,
+destroyed is not an error: it waits again, and --force applies to what is left.
+
+--destroy-storage and --release-storage (one or the other) are Juju's choice for the
+model's storage. This controller has no storage, so there is nothing to destroy or release:
+either is accepted, so that scripts written for Juju (jubilant's temp_model) run unchanged.`,
 		Example: `  juju destroy-model test
   juju destroy-model local:test --no-prompt
   juju destroy-model test --dry-run
-  juju destroy-model test --no-prompt --force --no-wait --timeout 10m`,
+  juju destroy-model test --no-prompt --force --no-wait --timeout 10m
+  juju destroy-model test --no-prompt --destroy-storage`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "add-model, models, kill-controller, status"},
 		Args:        cmdutil.ExactlyOneArg("no model specified"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.ValidateNoWait(opts.Force, opts.NoWait); err != nil {
 				return err
+			}
+			if opts.DestroyStorage && opts.ReleaseStorage {
+				return cmdutil.FlagErrorf("--destroy-storage and --release-storage cannot both be specified")
 			}
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive")
@@ -108,6 +122,8 @@ destroyed is not an error: it waits again, and --force applies to what is left.`
 	cmd.Flags().BoolVar(&opts.NoPrompt, "no-prompt", false, "Do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "Remove what agents cannot remove, after a grace period")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "With --force, skip the grace period")
+	cmd.Flags().BoolVar(&opts.DestroyStorage, "destroy-storage", false, "Destroy all storage instances in the model (there is none here)")
+	cmd.Flags().BoolVar(&opts.ReleaseStorage, "release-storage", false, "Release all storage instances from the model (there is none here)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Print what would be destroyed without destroying it")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", defaultDestroyTimeout, "How long to wait for the model to be removed")
 	return cmd
@@ -148,7 +164,12 @@ func destroyModelRun(ctx context.Context, opts *destroyModelOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut)
 		writeDestroyPlan(opts.IO.ErrOut, plan)
 		fmt.Fprint(opts.IO.ErrOut, "\nTo continue, enter the name of the model to be destroyed: ")
-		if answer, _ := bufio.NewReader(opts.IO.In).ReadString('\n'); strings.TrimSpace(answer) != opts.Model {
+		answer, err := cmdutil.ReadLine(ctx, opts.IO.In)
+		if err != nil {
+			fmt.Fprintln(opts.IO.ErrOut)
+			return fmt.Errorf("model destruction: %w", err)
+		}
+		if strings.TrimSpace(answer) != opts.Model {
 			return fmt.Errorf("model destruction: %w", cmdutil.ErrAborted)
 		}
 	}
@@ -338,4 +359,13 @@ func forgetModel(store *cmdutil.Store, controller, name, uuid string) error {
 		}
 	}
 	return nil
+}
+
+// DestroyAndWait destroys a model of the controller c is connected to and waits, for at most
+// timeout, until it is gone, with destroy-model's progress on stderr (destroy-controller
+// --destroy-all-models). force and noWait are destroy-model's --force and --no-wait.
+func DestroyAndWait(ctx context.Context, io *output.Streams, c DestroyAPI, model string, force, noWait bool, timeout time.Duration) error {
+	opts := &destroyModelOptions{IO: io, Model: model, Force: force, NoWait: noWait, Timeout: timeout}
+	_, err := destroyAndWait(ctx, opts, c)
+	return err
 }

@@ -24,6 +24,11 @@ func TestNewCmdDestroy(t *testing.T) {
 		{args: "local:test --no-prompt --force --no-wait --dry-run --timeout 5m",
 			want: destroyModelOptions{Controller: "local", Model: "test", NoPrompt: true, Force: true, NoWait: true, DryRun: true, Timeout: 5 * time.Minute}},
 		{args: "local:admin/test", want: destroyModelOptions{Controller: "local", Model: "test", Timeout: 30 * time.Minute}},
+		// jubilant's temp_model teardown.
+		{args: "jubilant-1234 --no-prompt --destroy-storage --force",
+			want: destroyModelOptions{Model: "jubilant-1234", NoPrompt: true, DestroyStorage: true, Force: true, Timeout: 30 * time.Minute}},
+		{args: "test --release-storage", want: destroyModelOptions{Model: "test", ReleaseStorage: true, Timeout: 30 * time.Minute}},
+		{args: "test --destroy-storage --release-storage", wantErr: "--destroy-storage and --release-storage cannot both be specified"},
 		{args: "", wantErr: "no model specified"},
 		{args: "local:", wantErr: "no model specified"},
 		{args: "a b", wantErr: `unrecognized args: ["b"]`},
@@ -51,7 +56,8 @@ func TestNewCmdDestroy(t *testing.T) {
 				return
 			}
 			if got.Controller != tt.want.Controller || got.Model != tt.want.Model || got.NoPrompt != tt.want.NoPrompt ||
-				got.Force != tt.want.Force || got.NoWait != tt.want.NoWait || got.DryRun != tt.want.DryRun || got.Timeout != tt.want.Timeout {
+				got.Force != tt.want.Force || got.NoWait != tt.want.NoWait || got.DryRun != tt.want.DryRun || got.Timeout != tt.want.Timeout ||
+				got.DestroyStorage != tt.want.DestroyStorage || got.ReleaseStorage != tt.want.ReleaseStorage {
 				t.Errorf("opts = %+v", got)
 			}
 		})
@@ -261,7 +267,7 @@ func TestWriteDestroyPlanTruncates(t *testing.T) {
 
 // A model being destroyed shows as such in juju models: life dying, status destroying.
 func TestModelsShowsADyingModel(t *testing.T) {
-	v := newModelsView("local", "admin", "", []*jujupb.Model{
+	v := newModelsView("local", "ctrl-uuid", "admin", "", []*jujupb.Model{
 		{Name: "m", Uuid: "uuid-m", Life: "dying", Status: &jujupb.StatusInfo{Status: "destroying"}, MachineCount: 2, UnitCount: 2},
 	})
 	if item := v.Models[0]; item.Life != "dying" || item.Status == nil || item.Status.Current != "destroying" {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,7 +93,11 @@ func modelsRun(ctx context.Context, opts *modelsOptions) error {
 	if err != nil {
 		return err
 	}
-	view := newModelsView(cfg.Controller, user, current, models)
+	var controllerUUID string
+	if d, err := opts.Store.ControllerByName(cfg.Controller); err == nil {
+		controllerUUID = d.UUID
+	}
+	view := newModelsView(cfg.Controller, controllerUUID, user, current, models)
 	if opts.Format != output.Tabular {
 		return output.WriteFile(opts.Output, opts.Format, view, opts.IO)
 	}
@@ -120,20 +123,10 @@ type modelsView struct {
 }
 
 type modelItem struct {
-	Name           string      `json:"name" yaml:"name"`
-	ShortName      string      `json:"short-name" yaml:"short-name"`
-	UUID           string      `json:"model-uuid" yaml:"model-uuid"`
-	Type           string      `json:"model-type" yaml:"model-type"`
-	ControllerName string      `json:"controller-name" yaml:"controller-name"`
-	IsController   bool        `json:"is-controller" yaml:"is-controller"`
-	Owner          string      `json:"owner" yaml:"owner"`
-	Cloud          string      `json:"cloud" yaml:"cloud"`
-	Region         string      `json:"region,omitempty" yaml:"region,omitempty"`
-	Life           string      `json:"life" yaml:"life"`
-	Status         *statusItem `json:"status,omitempty" yaml:"status,omitempty"`
-	Access         string      `json:"access" yaml:"access"`
-	MachineCount   int         `json:"machine-count" yaml:"machine-count"`
-	UnitCount      int         `json:"unit-count" yaml:"unit-count"`
+	modelInfo    `yaml:",inline"`
+	Access       string `json:"access" yaml:"access"`
+	MachineCount int    `json:"machine-count" yaml:"machine-count"`
+	UnitCount    int    `json:"unit-count" yaml:"unit-count"`
 }
 
 type statusItem struct {
@@ -142,42 +135,18 @@ type statusItem struct {
 	Since   string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
-func newModelsView(controller, user, current string, models []*jujupb.Model) *modelsView {
+func newModelsView(controller, controllerUUID, user, current string, models []*jujupb.Model) *modelsView {
 	v := &modelsView{Models: []modelItem{}}
 	for _, m := range models {
-		owner := m.GetOwner()
-		if owner == "" {
-			owner = user
-		}
-		life := m.GetLife()
-		if life == "" {
-			life = "alive"
-		}
-		item := modelItem{
-			Name:           owner + "/" + m.GetName(),
-			ShortName:      m.GetName(),
-			UUID:           m.GetUuid(),
-			Type:           modelType(m.GetType()),
-			ControllerName: controller,
-			IsController:   m.GetName() == "controller",
-			Owner:          owner,
-			Cloud:          m.GetCloud(),
-			Region:         m.GetRegion(),
-			Life:           life,
-			Access:         "admin",
-			MachineCount:   int(m.GetMachineCount()),
-			UnitCount:      int(m.GetUnitCount()),
-		}
-		if st := m.GetStatus(); st != nil && st.GetStatus() != "" {
-			item.Status = &statusItem{Current: st.GetStatus(), Message: st.GetMessage()}
-			if st.GetSince() != 0 {
-				item.Status.Since = time.Unix(0, st.GetSince()).UTC().Format(time.RFC3339)
-			}
-		}
+		v.Models = append(v.Models, modelItem{
+			modelInfo:    *newModelInfo(controller, controllerUUID, user, m),
+			Access:       "admin",
+			MachineCount: int(m.GetMachineCount()),
+			UnitCount:    int(m.GetUnitCount()),
+		})
 		if m.GetName() == current {
 			v.CurrentModel = current
 		}
-		v.Models = append(v.Models, item)
 	}
 	sort.Slice(v.Models, func(i, j int) bool { return v.Models[i].Name < v.Models[j].Name })
 	return v

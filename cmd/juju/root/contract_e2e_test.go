@@ -143,12 +143,21 @@ func contractRows(charms string) []contractRow {
 		return contractRow{args: []string{"wait-for", "unit", unit, "--query", `agent-status=="idle"`, "--timeout", "60s"}, stdout: noStdout}
 	}
 	return []contractRow{
-		{args: []string{"version"}, stdout: everyLine(`^\d+\.\d+\.\d+\S*$`)},
+		{args: []string{"version"}, stdout: everyLine(`^3\.6\.\d+-[^-\s]+-[^-\s]+$`)},
+		{args: []string{"version", "--all"}, formats: true},
 		{args: []string{"controllers"}, formats: true},
 		{args: []string{"switch"}, stdout: exactly("local:admin/default\n")},
 		{args: []string{"whoami"}, formats: true},
 		{args: []string{"add-model", "scratch"}, stdout: noStdout},
 		{args: []string{"models"}, formats: true},
+		{args: []string{"show-model"}, formats: true},
+		{args: []string{"show-model", "local:admin/scratch"}, formats: true},
+		{args: []string{"show-model", "nope", "--format", "json"}, code: 1},
+		{args: []string{"model-config", "-m", "scratch", "update-status-hook-interval=1m", "automatically-retry-hooks=true"}, stdout: noStdout},
+		{args: []string{"model-config", "-m", "scratch"}, formats: true},
+		{args: []string{"model-config", "-m", "scratch", "update-status-hook-interval"}, stdout: exactly("1m\n")},
+		{args: []string{"model-config", "-m", "scratch", "--reset", "update-status-hook-interval,automatically-retry-hooks"}, stdout: noStdout},
+		{args: []string{"model-config", "-m", "scratch", "nope", "--format", "json"}, code: 1},
 		{args: []string{"switch", "default"}, stdout: noStdout},
 		{args: []string{"deploy", filepath.Join(charms, "db")}, stdout: noStdout},
 		{args: []string{"deploy", filepath.Join(charms, "web"), "--wait", "--timeout", "60s"}, stdout: noStdout},
@@ -156,6 +165,7 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"add-machine"}, stdout: noStdout},
 		{args: []string{"integrate", "web", "db"}, stdout: noStdout},
 		idle("db/0"), idle("db/1"), idle("web/0"),
+		{args: []string{"wait-for", "model", "default", "--query", `forEach(units, u => u.agent-status=="idle")`, "--timeout", "60s"}, stdout: noStdout},
 		// Failures: exit 1, nothing on stdout whatever the format.
 		{args: []string{"wait-for", "unit", "db/0", "--query", `agent-status=="error"`, "--timeout", "100ms"}, code: 1},
 		{args: []string{"show-unit", "nope/0", "--format", "json"}, code: 1},
@@ -171,14 +181,40 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"show-machine", "0"}, formats: true},
 		{args: []string{"show-unit", "web/0", "db/0"}, formats: true},
 		{args: []string{"show-application", "db", "web"}, formats: true},
+		// Actions and exec (operation 1 is the first run, its task 2).
+		{args: []string{"actions", "db"}, formats: true},
+		{args: []string{"show-action", "db", "get-port"}, stdout: someText},
+		{args: []string{"run", "db/0", "get-port"}, formats: true},
+		{args: []string{"run", "db/leader", "get-port", "--background"}, stdout: noStdout},
+		{args: []string{"run", "db/0", "nope"}, code: 1},
+		{args: []string{"run", "db/0", "get-port", "verbose=loud"}, code: 1}, // a string where the schema wants a boolean
+		{args: []string{"run", "db/9", "get-port"}, code: 1},
+		{args: []string{"exec", "--unit", "db/0", "echo", "hello"}, formats: true}, // no "--": the rows append --format
+		{args: []string{"exec", "--machine", "0", "--", "true"}, stdout: noStdout},
+		{args: []string{"exec", "--unit", "db/0", "--", "exit", "3"}, code: 1}, // the task fails; plain prints its (empty) output
+		{args: []string{"show-task", "2"}, formats: true},
+		{args: []string{"show-operation", "1"}, formats: true},
+		{args: []string{"operations"}, formats: true},
+		{args: []string{"cancel-task", "2"}, formats: true},
 		{args: []string{"model-constraints"}, formats: true},
 		{args: []string{"constraints", "db"}, formats: true},
 		{args: []string{"config", "db"}, formats: true},
 		{args: []string{"config", "db", "port"}, stdout: exactly("3306\n")},
 		{args: []string{"config", "db", "port", "--format", "json"}, stdout: exactly("3306\n")},
 		{args: []string{"config", "db", "port=3307"}, stdout: noStdout},
+		{args: []string{"trust", "db", "--scope", "cluster"}, stdout: noStdout},
+		{args: []string{"config", "db", "trust"}, stdout: exactly("true\n")},
+		{args: []string{"trust", "db", "--remove"}, stdout: noStdout},
+		// Real OpenSSH against the machine's sshd; the model's keys as the agents serve them.
+		{args: []string{"ssh", "db/0", "echo", "hi"}, stdout: exactly("hi\n")},
+		{args: []string{"scp", filepath.Join(charms, "db", "metadata.yaml"), "db/0:" + filepath.Join(charms, "copied.yaml")}, stdout: noStdout},
+		{args: []string{"add-ssh-key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIO/ouXKD6+/xvlq9BNcqk3yJ8TzC8wg8oSK+pUJhJNnU me@host"}, stdout: noStdout},
+		{args: []string{"ssh-keys"}, stdout: exactly("Keys used in model: admin/default\n28:46:33:ad:53:47:bd:13:19:41:8d:e0:5f:6b:8e:31 (me@host)\n")},
+		{args: []string{"remove-ssh-key", "me@host"}, stdout: noStdout},
+		{args: []string{"remove-ssh-key", "me@host"}, code: 1},
 		{args: []string{"refresh", "db", "--path", filepath.Join(charms, "db")}, stdout: noStdout},
 		{args: []string{"debug-log", "--replay", "--no-tail"}, stdout: everyLine(`^\S+: \d\d:\d\d:\d\d [A-Z]+ \S+ `)},
+		{args: []string{"debug-log", "--limit", "2"}, stdout: everyLine(`^\S+: \d\d:\d\d:\d\d [A-Z]+ \S+ `)},
 		{args: []string{"resolved", "--all"}, stdout: noStdout},
 		{args: []string{"retry-provisioning", "3"}, code: 1},
 		{args: []string{"set-constraints", "db", "mem=1G"}, stdout: noStdout},
@@ -191,7 +227,7 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"remove-machine", "3", "--no-prompt"}, stdout: exactly("will remove machine 3\n")},
 		{args: []string{"destroy-model", "scratch", "--dry-run"}, stdout: everyLine(`^ +- .+$`)},
 		{args: []string{"destroy-model", "scratch"}, code: 1}, // no terminal to confirm on: --no-prompt is required
-		{args: []string{"destroy-model", "scratch", "--no-prompt", "--timeout", "60s"}, stdout: noStdout},
+		{args: []string{"destroy-model", "scratch", "--no-prompt", "--destroy-storage", "--timeout", "60s"}, stdout: noStdout},
 		{args: []string{"completion", "bash"}, stdout: someText},
 		{args: []string{"completion", "zsh"}, stdout: someText},
 		{args: []string{"completion", "fish"}, stdout: someText},
@@ -199,6 +235,9 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"bootstrap", "localhost", "spare"}, stdout: noStdout},
 		{args: []string{"kill-controller", "spare"}, code: 1}, // no terminal to confirm on: --no-prompt is required
 		{args: []string{"kill-controller", "spare", "--no-prompt"}, stdout: noStdout},
+		{args: []string{"bootstrap", "localhost", "spare2", "--no-switch"}, stdout: noStdout},
+		{args: []string{"destroy-controller", "spare2"}, code: 1}, // no terminal to confirm on: --no-prompt is required
+		{args: []string{"destroy-controller", "spare2", "--no-prompt", "--destroy-all-models"}, stdout: noStdout},
 	}
 }
 
@@ -253,18 +292,24 @@ func writeContractCharms(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"db/metadata.yaml":  "name: db\nsummary: A database\ndescription: A database.\nprovides:\n  db:\n    interface: mysql\n",
-		"db/manifest.yaml":  "bases:\n  - name: ubuntu\n    channel: \"22.04\"\n",
-		"db/config.yaml":    "options:\n  port:\n    type: int\n    default: 3306\n    description: Port to listen on\n",
-		"web/metadata.yaml": "name: web\nsummary: A web site\ndescription: A web site.\nrequires:\n  db:\n    interface: mysql\n",
-		"web/manifest.yaml": "bases:\n  - name: ubuntu\n    channel: \"22.04\"\n",
+		"db/metadata.yaml":    "name: db\nsummary: A database\ndescription: A database.\nprovides:\n  db:\n    interface: mysql\n",
+		"db/manifest.yaml":    "bases:\n  - name: ubuntu\n    channel: \"22.04\"\n",
+		"db/config.yaml":      "options:\n  port:\n    type: int\n    default: 3306\n    description: Port to listen on\n",
+		"db/actions.yaml":     "get-port:\n  description: Report the port.\n  params:\n    verbose:\n      type: boolean\n      description: Log more\n",
+		"db/actions/get-port": "#!/bin/sh\naction-log \"reading the port\"\naction-set port=\"$(config-get port)\"\n",
+		"web/metadata.yaml":   "name: web\nsummary: A web site\ndescription: A web site.\nrequires:\n  db:\n    interface: mysql\n",
+		"web/manifest.yaml":   "bases:\n  - name: ubuntu\n    channel: \"22.04\"\n",
 	}
 	for rel, content := range files {
 		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if strings.Contains(rel, "/actions/") {
+			mode = 0o755 // an action is an executable
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -293,7 +338,10 @@ func TestContractStdout(t *testing.T) {
 	}
 	cmdtest.StartController(t).UseStore(t)
 	putFakeJujudOnPath(t)
-	t.Cleanup(func() { _, _, _ = jujuCLI(t, "kill-controller", "spare", "--no-prompt") })
+	t.Cleanup(func() {
+		_, _, _ = jujuCLI(t, "kill-controller", "spare", "--no-prompt")
+		_, _, _ = jujuCLI(t, "kill-controller", "spare2", "--no-prompt")
+	})
 	charms := writeContractCharms(t)
 	commands := map[string]liveCommand{}
 	for _, c := range liveCommands(t) {
@@ -435,7 +483,9 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"add-machine", "--base", "ubuntu"}},
 		{args: []string{"show-unit", "mysql"}, stderr: "unit name mysql not valid"},
 		{args: []string{"wait-for", "unit", "mysql/0", "--query", "life=dead"}},
-		{args: []string{"debug-log", "--lines", "0"}},
+		{args: []string{"debug-log", "--limit", "5", "--tail"}, stderr: "setting --tail and --limit not valid"},
+		{args: []string{"trust", "db", "--scope", "model"}, stderr: `scope "model" not valid`},
+		{args: []string{"wait-for", "model", "default", "--query", `forEach(units, u => u.status=="active")`}},
 		{args: []string{"models", "extra"}, stderr: `unrecognized args: ["extra"]`},
 		{args: []string{"destroy-model", "test", "--no-wait"}, stderr: "--no-wait without --force not valid"},
 		{args: []string{"status", "--quiet", "--verbose"}},
@@ -459,6 +509,16 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"set-model-constraints", "foo"}},
 		{args: []string{"show-application", "Bad"}},
 		{args: []string{"kill-controller"}},
+		{args: []string{"destroy-controller"}, stderr: "no controller specified"},
+		{args: []string{"destroy-controller", "x", "--destroy-storage", "--release-storage"}, stderr: "--destroy-storage and --release-storage cannot both be specified"},
+		{args: []string{"destroy-model", "x", "--destroy-storage", "--release-storage"}, stderr: "--destroy-storage and --release-storage cannot both be specified"},
+		{args: []string{"model-config", "nope=1"}, stderr: `key "nope" is not defined in the current model configuration: possible misspelling`},
+		{args: []string{"model-config", "update-status-hook-interval=soon"}},
+		{args: []string{"model-config", "a", "b"}, stderr: "cannot specify multiple keys to get"},
+		{args: []string{"model-config", "--reset", "agent-version"}, stderr: `"agent-version" cannot be reset`},
+		{args: []string{"add-model", "x", "--config", "automatically-retry-hooks=maybe"}},
+		{args: []string{"show-model", "a", "b"}, stderr: `unrecognized args: ["b"]`},
+		{args: []string{"version", "--format", "tabular"}},
 		{args: []string{"bootstrap", "aws"}},
 		{args: []string{"destroy-model"}},
 		{args: []string{"whoami", "x"}},
@@ -468,6 +528,34 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"add-machine", "-n", "0"}},
 		{args: []string{"completion"}},
 		{args: []string{"completion", "powershell"}},
+		{args: []string{"run"}, stderr: "no unit specified"},
+		{args: []string{"run", "db/0"}, stderr: "no action specified"},
+		{args: []string{"run", "db/0", "Bad"}, stderr: `invalid unit or action name "Bad"`},
+		{args: []string{"run", "db/0", "web/0", "backup"}, stderr: "all units must be of the same application"},
+		{args: []string{"run", "db/0", "backup", "out"}, stderr: `argument "out" must be of the form key.key.key...=value`},
+		{args: []string{"run", "db/0", "backup", "--background", "--wait", "1m"}, stderr: "cannot specify both --wait and --background"},
+		{args: []string{"exec", "hostname"}, stderr: "You must specify a target, either through --all, --machine, --application or --unit"},
+		{args: []string{"exec", "--all"}, stderr: "no commands specified"},
+		{args: []string{"exec", "--all", "--unit", "db/0", "hostname"}, stderr: "You cannot specify --all and individual units"},
+		{args: []string{"exec", "--machine", "x", "hostname"}},
+		{args: []string{"show-task"}, stderr: "no task ID specified"},
+		{args: []string{"show-task", "x"}, stderr: `task ID "x" not valid`},
+		{args: []string{"show-task", "2", "--watch", "--wait", "1m"}, stderr: "specify either --watch or --wait but not both"},
+		{args: []string{"show-operation"}, stderr: "no operation ID specified"},
+		{args: []string{"operations", "--status", "done"}},
+		{args: []string{"cancel-task"}, stderr: "no task IDs specified"},
+		{args: []string{"actions"}, stderr: "no application name specified"},
+		{args: []string{"actions", "db", "--schema", "--format", "tabular"}, stderr: "full schema not compatible with tabular output"},
+		{args: []string{"show-action", "db"}, stderr: "no action specified"},
+		{args: []string{"ssh"}, stderr: "no target name specified"},
+		{args: []string{"ssh", "--container", "charm", "db/0"}},
+		{args: []string{"ssh", "--proxy", "0"}},
+		{args: []string{"scp", "a"}, stderr: "at least two arguments required"},
+		{args: []string{"scp", "-r", "a", "0:"}},
+		{args: []string{"add-ssh-key"}, stderr: "no ssh key specified"},
+		{args: []string{"add-ssh-key", "not a key"}, stderr: `cannot add key "not a key": invalid ssh key: not a key`},
+		{args: []string{"remove-ssh-key"}, stderr: "no ssh key id specified"},
+		{args: []string{"ssh-keys", "x"}},
 	}
 	for _, c := range liveCommands(t) {
 		args := strings.Fields(c.Name)

@@ -10,10 +10,17 @@ import (
 	"time"
 
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/output"
 )
 
 func TestMain(m *testing.M) {
+	// The controller these tests run in-process links the hook tools (action-set,
+	// config-get ...) to this binary, as jujud does: run as one, it must be that tool, not
+	// the tests again (which would start controllers that run actions that call tools ...).
+	if code, ran := hooktool.RunIfTool(); ran {
+		os.Exit(code)
+	}
 	if filepath.Base(os.Args[0]) == "jujud" {
 		os.Exit(runFakeJujud())
 	}

@@ -18,12 +18,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jujuclone/juju/cmd/juju/action"
 	"github.com/jujuclone/juju/cmd/juju/application"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/cmd/juju/controller"
 	"github.com/jujuclone/juju/cmd/juju/machine"
 	"github.com/jujuclone/juju/cmd/juju/model"
 	"github.com/jujuclone/juju/cmd/juju/relation"
+	sshcmd "github.com/jujuclone/juju/cmd/juju/ssh"
 	"github.com/jujuclone/juju/cmd/juju/status"
 	"github.com/jujuclone/juju/cmd/juju/unit"
 	versioncmd "github.com/jujuclone/juju/cmd/juju/version"
@@ -60,7 +62,7 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
   juju status --format json
   juju help deploy`,
 		Annotations:   map[string]string{cmdutil.SeeAlso: "help, bootstrap, deploy, status"},
-		Version:       version.Current,
+		Version:       version.Binary(),
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -96,10 +98,13 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		controller.NewCmdBootstrap(f, nil),
 		controller.NewCmdControllers(f, nil),
 		controller.NewCmdKillController(f, nil),
+		controller.NewCmdDestroyController(f, nil),
 		controller.NewCmdWhoami(f, nil),
 		model.NewCmdModels(f, nil),
 		model.NewCmdAddModel(f, nil),
 		model.NewCmdDestroy(f, nil),
+		model.NewCmdShowModel(f, nil),
+		model.NewCmdModelConfig(f, nil),
 		model.NewCmdSwitch(f, nil),
 		model.NewCmdModelConstraints(f, nil),
 		model.NewCmdSetModelConstraints(f, nil),
@@ -123,8 +128,22 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		unit.NewCmdResolved(f, nil),
 		machine.NewCmdRetryProvisioning(f, nil),
 		application.NewCmdConfig(f, nil),
+		application.NewCmdTrust(f, nil),
 		application.NewCmdRefresh(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
+		action.NewCmdRun(f, nil),
+		action.NewCmdExec(f, nil),
+		action.NewCmdShowTask(f, nil),
+		action.NewCmdOperations(f, nil),
+		action.NewCmdShowOperation(f, nil),
+		action.NewCmdCancelTask(f, nil),
+		action.NewCmdActions(f, nil),
+		action.NewCmdShowAction(f, nil),
+		sshcmd.NewCmdSSH(f, nil),
+		sshcmd.NewCmdSCP(f, nil),
+		sshcmd.NewCmdAddSSHKey(f, nil),
+		sshcmd.NewCmdRemoveSSHKey(f, nil),
+		sshcmd.NewCmdSSHKeys(f, nil),
 		completion.NewCmd(func() io.Writer { return f.IO.Out }),
 	)
 	completion.Register(cmd, f.CompletionSource())
@@ -182,6 +201,11 @@ func run(ctx context.Context, cmd *cobra.Command, args []string, s *output.Strea
 	}
 	if errors.Is(err, cmdutil.ErrSilent) {
 		return exitError
+	}
+	// juju ssh exits as ssh did, which has said on stderr what went wrong.
+	var passthrough interface{ PassthroughExitCode() int }
+	if errors.As(err, &passthrough) {
+		return passthrough.PassthroughExitCode()
 	}
 	prefix := "ERROR"
 	if s.Color {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/version"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -31,8 +32,8 @@ func TestExitCodes(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "version flag", args: []string{"--version"}, wantStdout: "0.1.0\n"},
-		{name: "version command", args: []string{"version"}, wantStdout: "0.1.0\n"},
+		{name: "version flag", args: []string{"--version"}, wantStdout: version.Binary() + "\n"},
+		{name: "version command", args: []string{"version"}, wantStdout: version.Binary() + "\n"},
 		{name: "unknown command", args: []string{"stauts"}, wantCode: 2,
 			wantStderr: "ERROR juju: \"stauts\" is not a juju command. See \"juju --help\".\n\nDid you mean:\n\tstatus\n"},
 		{name: "unknown command far from any", args: []string{"frobnicate"}, wantCode: 2,

@@ -46,7 +46,8 @@ func suggest(parent *cobra.Command, name string) string {
 			consider(a, a)
 		}
 	}
-	if bestScore > 2 {
+	// A suggestion as far from the typo as the typo is long ("st" and "scp") is a guess.
+	if bestScore > 2 || bestScore >= float64(len([]rune(name))) {
 		return ""
 	}
 	return best

@@ -31,6 +31,9 @@ type removeOptions struct {
 	Units []string
 	cmdutil.RemoveFlags
 	Wait cmdutil.WaitFlags
+	// DestroyStorage is Juju's choice to destroy the unit's storage; this controller has
+	// none, so it is accepted and changes nothing.
+	DestroyStorage bool
 }
 
 // NewCmdRemove returns "juju remove-unit <unit> [...]": remove units from their applications.
@@ -60,7 +63,11 @@ each unit still waits for). --timeout is only valid with --wait.
 
 A unit that cannot go (a failed hook, a stuck agent) can be removed with --force: after a
 grace period of one minute, or at once with --no-wait, the controller does the agents'
-work itself.`,
+work itself.
+
+--destroy-storage is Juju's request to destroy the storage attached to the units. This
+controller has no storage, so there is nothing to destroy: it is accepted, so that scripts
+written for Juju (jubilant's remove_unit) run unchanged.`,
 		Example: `  juju remove-unit wordpress/2 wordpress/3
   juju remove-unit wordpress/2 --dry-run
   juju remove-unit wordpress/2 --no-prompt --wait --timeout 2m
@@ -80,6 +87,7 @@ work itself.`,
 	}
 	cmdutil.AddRemoveFlags(cmd, &opts.RemoveFlags, "unit")
 	cmdutil.AddWaitFlags(cmd, &opts.Wait, "the units are gone")
+	cmd.Flags().BoolVar(&opts.DestroyStorage, "destroy-storage", false, "Destroy storage attached to the units (there is none here)")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }

@@ -50,7 +50,11 @@ func TestNewCmdRemove(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"storage", "destroy-storage", "num-units"} {
+	if NewCmdRemove(cmdutil.TestFactory(), nil).Flags().Lookup("destroy-storage") == nil {
+		t.Error("remove-unit lacks --destroy-storage, which jubilant's remove_unit sends")
+	}
+	// --num-units scales Kubernetes applications in Juju; there are none here.
+	for _, name := range []string{"storage", "num-units"} {
 		if NewCmdRemove(cmdutil.TestFactory(), nil).Flags().Lookup(name) != nil {
 			t.Errorf("remove-unit has --%s", name)
 		}

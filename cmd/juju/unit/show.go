@@ -56,8 +56,9 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*showOptions) error) *cobra.Comman
 		Long: `Display information about units: where they run, whether they lead, and each relation
 with the unit's own data and what it sees of the related units.
 
-A unit that is not alive shows its life, what its removal waits for (removal-blocked-by)
-and, when a forced removal is scheduled, when it takes over (forced-removal-at).
+Each unit shows its life (alive, dying or dead); one that is not alive also shows what its
+removal waits for (removal-blocked-by) and, when a forced removal is scheduled, when it
+takes over (forced-removal-at).
 
 --endpoint keeps only the relations of that endpoint of the unit; --related-unit keeps only
 what the unit sees of that unit (and the relations it shares with it).`,
@@ -120,7 +121,8 @@ type unitDetailView struct {
 	PublicAddress   string   `json:"public-address,omitempty" yaml:"public-address,omitempty"`
 	Charm           string   `json:"charm" yaml:"charm"`
 	Leader          bool     `json:"leader" yaml:"leader"`
-	Life            string   `json:"life,omitempty" yaml:"life,omitempty"`
+	// Life is always shown, "alive" included, as Juju does (jubilant's UnitInfo reads it).
+	Life string `json:"life" yaml:"life"`
 
 	status.Removal `yaml:",inline"`
 
@@ -155,7 +157,7 @@ func newUnitDetailView(d *jujupb.UnitDetail, utc bool) *unitDetailView {
 		PublicAddress:   u.GetPublicAddress(),
 		Charm:           d.GetCharmUrl(),
 		Leader:          u.GetLeader(),
-		Life:            status.NotAlive(u.GetLife()),
+		Life:            cmp.Or(u.GetLife(), "alive"),
 		Removal:         status.NewRemoval(u.GetBlockedBy(), u.GetForceAfter(), utc),
 	}
 	if v.OpenedPorts == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 )
 
 func TestNewCmdWaitFor(t *testing.T) {
+	unitFields := "name, application, life, workload-status, workload-message, agent-status, machine, machine-id, public-address, principal, subordinate, leader or machines"
 	tests := []struct {
 		args, wantErr                 string
 		wantKind, wantName, wantQuery string
@@ -27,15 +29,21 @@ func TestNewCmdWaitFor(t *testing.T) {
 		{args: "machine 0/lxd/1 --timeout 30s", wantKind: "machine", wantName: "0/lxd/1", wantQuery: `status=="started"`, wantTimeout: 30 * time.Second},
 		{args: `application mysql --query life=="dead"||scale=="0"`, wantKind: "application", wantName: "mysql",
 			wantQuery: `life=="dead" || scale=="0"`, wantTimeout: 10 * time.Minute},
-		{args: "", wantErr: "no entity kind specified; use application, unit or machine"},
-		{args: "relation 1", wantErr: `unknown entity kind "relation"; use application, unit or machine`},
+		{args: "model default", wantKind: "model", wantName: "default", wantQuery: `life=="alive" && status=="available"`, wantTimeout: 10 * time.Minute},
+		{args: `model local:admin/prod --query forEach(units,u=>u.agent-status=="idle")`, wantKind: "model", wantName: "local:admin/prod",
+			wantQuery: `forEach(units, u => u.agent-status=="idle")`, wantTimeout: 10 * time.Minute},
+		{args: "", wantErr: "no entity kind specified; use model, application, unit or machine"},
+		{args: "relation 1", wantErr: `unknown entity kind "relation"; use model, application, unit or machine`},
 		{args: "unit", wantErr: "no unit specified"},
+		{args: "model", wantErr: "no model specified"},
 		{args: "unit mysql/0 extra", wantErr: `unrecognized args: ["extra"]`},
 		{args: "application My-SQL", wantErr: `invalid application name "My-SQL", unexpected uppercase character`},
 		{args: "unit mysql", wantErr: `invalid unit name "mysql"`},
 		{args: "machine x", wantErr: `invalid machine id "x"`},
+		{args: "model Prod", wantErr: `invalid model name "Prod"`},
+		{args: "model prod -m other", wantErr: "-m cannot be used with wait-for model: the model is its argument"},
 		{args: `unit mysql/0 --query status=="active"`,
-			wantErr: `invalid --query: unknown field "status" for unit; use life, workload-status, agent-status or machine`},
+			wantErr: `invalid --query: unknown field "status" for unit; use ` + unitFields},
 		{args: "unit mysql/0 --timeout 0s", wantErr: "--timeout must be positive"},
 	}
 	for _, tt := range tests {
@@ -54,6 +62,7 @@ func TestNewCmdWaitFor(t *testing.T) {
 }
 
 func TestParseQuery(t *testing.T) {
+	unitFields := "name, application, life, workload-status, workload-message, agent-status, machine, machine-id, public-address, principal, subordinate, leader or machines"
 	tests := []struct {
 		kind, in, want, wantErr string
 	}{
@@ -62,19 +71,44 @@ func TestParseQuery(t *testing.T) {
 		{kind: "application", in: `life=="alive" && status!="error" || life=="dead"`, want: `life=="alive" && status!="error" || life=="dead"`},
 		{kind: "machine", in: `status==""`, want: `status==""`},
 		{kind: "application", in: `scale=="10"`, want: `scale=="10"`},
+		{kind: "application", in: `scale>=2 && exposed==false`, want: `scale>=2 && exposed==false`},
+		{kind: "unit", in: `(life=="dead")`, want: `(life=="dead")`},
+		{kind: "unit", in: `leader && (agent-status=="idle" || agent-status=="executing")`, want: `leader && (agent-status=="idle" || agent-status=="executing")`},
+		// Juju's forEach, with its lambda; nested collections; len.
+		{kind: "application", in: `forEach(units, unit => unit.workload-status == "active")`, want: `forEach(units, unit => unit.workload-status=="active")`},
+		{kind: "model", in: `forEach(applications, app => forEach(app.units, u => u.agent-status=="idle"))`, want: ""},
+		{kind: "model", in: `len(machines) > 2 && forEach(machines, m => m.status=="started")`, want: `len(machines)>2 && forEach(machines, m => m.status=="started")`},
+		{kind: "unit", in: `forEach(machines, m => m.instance-status=="running" && life=="alive")`, want: `forEach(machines, m => m.instance-status=="running" && life=="alive")`},
 		{kind: "unit", in: ``, wantErr: "empty query"},
 		{kind: "unit", in: `   `, wantErr: "empty query"},
-		{kind: "unit", in: `foo=="x"`, wantErr: `unknown field "foo" for unit; use life, workload-status, agent-status or machine`},
-		{kind: "machine", in: `scale=="1"`, wantErr: `unknown field "scale" for machine; use life, status or instance-status`},
-		{kind: "unit", in: `life="dead"`, wantErr: `expected == or != after "life"`},
-		{kind: "unit", in: `life==dead`, wantErr: `expected a quoted value after "life=="`},
+		{kind: "unit", in: `foo=="x"`, wantErr: `unknown field "foo" for unit; use ` + unitFields},
+		{kind: "machine", in: `scale=="1"`, wantErr: `unknown field "scale" for machine; use id, life, status, agent-status, instance-status or base`},
+		{kind: "unit", in: `life="dead"`, wantErr: `use == to compare, not = (at "=\"dead\"")`},
 		{kind: "unit", in: `life=="dead`, wantErr: `unterminated value "dead`},
 		{kind: "unit", in: `life=="dead" &&`, wantErr: "expected a field name at the end of the query"},
-		{kind: "unit", in: `life=="dead" & machine=="0"`, wantErr: `expected && or || at "& machine==\"0\""`},
-		{kind: "unit", in: `(life=="dead")`, wantErr: `expected a field name at "(life==\"dead\")"`},
+		{kind: "unit", in: `life=="dead" & machine=="0"`, wantErr: `unexpected "&" at "& machine==\"0\""`},
+		{kind: "unit", in: `life=="dead" machine=="0"`, wantErr: `expected && or || at "machine==\"0\""`},
+		{kind: "unit", in: `(life=="dead"`, wantErr: `expected ) at ""`},
 		{kind: "unit", in: `life=="gone"`, wantErr: `invalid life "gone"; use alive, dying or dead`},
 		{kind: "application", in: `scale=="two"`, wantErr: `invalid scale "two"; use a number of units`},
 		{kind: "application", in: `scale=="02"`, wantErr: `invalid scale "02"; use a number of units`},
+		{kind: "unit", in: `life==dead`, wantErr: `unknown field "dead" for unit; use ` + unitFields},
+		{kind: "unit", in: `life`, wantErr: `the query is a string, not a condition: compare it, as in workload-status=="active"`},
+		{kind: "unit", in: `life==3`, wantErr: `cannot compare life (a string) with 3 (an int)`},
+		{kind: "unit", in: `leader<true`, wantErr: `cannot order booleans in leader<true`},
+		{kind: "unit", in: `life=="alive" || 3`, wantErr: `|| needs conditions on both sides, got 3 (an int)`},
+		{kind: "application", in: `forEach(units, unit => unit.status=="active")`,
+			wantErr: `unknown field "status" for unit; use ` + unitFields},
+		{kind: "application", in: `forEach(units, u => u)`, wantErr: `u is a unit: use one of its fields, as in u.name`},
+		{kind: "application", in: `forEach(units, u => u.life)`, wantErr: `the lambda of forEach must be a condition, got a string in u => u.life`},
+		{kind: "application", in: `forEach(status, u => u.life=="alive")`, wantErr: `forEach takes a collection and a lambda, as in forEach(units, unit => unit.workload-status=="active")`},
+		{kind: "application", in: `forEach(units)`, wantErr: `forEach takes a collection and a lambda, as in forEach(units, unit => unit.workload-status=="active")`},
+		{kind: "application", in: `forEach(units, life => life.name=="x")`, wantErr: `the variable "life" of life => life.name=="x" hides the field "life": name it otherwise`},
+		{kind: "application", in: `unit.life=="alive"`, wantErr: `unknown variable "unit" in unit.life: name the elements of a collection with forEach, as in forEach(units, unit => unit.life=="alive")`},
+		{kind: "application", in: `x => x.life=="alive"`, wantErr: `expected && or || at "=> x.life==\"alive\""`},
+		{kind: "application", in: `len(status, units)>1`, wantErr: `len takes one argument, got 2`},
+		{kind: "application", in: `len(exposed)>1`, wantErr: `len takes a collection or a string, got a bool`},
+		{kind: "application", in: `all(units)`, wantErr: `unknown function "all"; use len or forEach`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+" "+tt.in, func(t *testing.T) {
@@ -88,8 +122,12 @@ func TestParseQuery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q.String() != tt.want {
-				t.Errorf("query = %s, want %s", q, tt.want)
+			want := tt.want
+			if want == "" {
+				want = strings.ReplaceAll(tt.in, " == ", "==")
+			}
+			if q.String() != want {
+				t.Errorf("query = %s, want %s", q, want)
 			}
 		})
 	}
@@ -100,23 +138,67 @@ func TestQueryMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	appEntity := func(life, status string) *entity {
+		return readEntity("application", "mysql", model([]*jujupb.ApplicationStatus{{Name: "mysql", Life: life, Status: &jujupb.StatusInfo{Status: status}}}))
+	}
 	tests := []struct {
-		fields map[string]string
-		want   bool
+		e    *entity
+		want bool
 	}{
-		{map[string]string{"life": "alive", "status": "active"}, true},
-		{map[string]string{"life": "alive", "status": "waiting"}, false},
-		{map[string]string{"life": "dying", "status": "active"}, false},
-		{map[string]string{"life": "dead"}, true},
+		{appEntity("alive", "active"), true},
+		{appEntity("", "active"), true}, // no life is alive
+		{appEntity("alive", "waiting"), false},
+		{appEntity("dying", "active"), false},
+		{readEntity("application", "mysql", model(nil)), true},
 	}
 	for _, tt := range tests {
-		if got := q.match(tt.fields); got != tt.want {
-			t.Errorf("match(%v) = %v", tt.fields, got)
+		if got := q.match(tt.e); got != tt.want {
+			t.Errorf("match(%v) = %v", tt.e.values, got)
 		}
 	}
 	neg, _ := parseQuery("unit", `machine!=""`)
-	if neg.match(map[string]string{"life": "alive"}) || !neg.match(map[string]string{"machine": "0"}) {
+	if neg.match(readEntity("unit", "mysql/0", model(nil))) ||
+		!neg.match(readEntity("unit", "mysql/0", model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "active", "idle", "0"))}))) {
 		t.Error(`machine!="" wrong`)
+	}
+}
+
+// forEach holds when its lambda holds for every element, and never over no elements (as in
+// Juju); collections nest; machines are those of the units.
+func TestQueryForEach(t *testing.T) {
+	fs := model([]*jujupb.ApplicationStatus{
+		app("mysql", "alive", unit("mysql/0", "alive", "active", "idle", "0"), unit("mysql/1", "alive", "waiting", "executing", "1")),
+		app("wordpress", "alive", unit("wordpress/0", "alive", "active", "idle", "0")),
+		app("empty", "alive"),
+	}, machine("0", "alive", "started", "running"), machine("1", "alive", "pending", "allocating"), machine("2", "alive", "started", "running"))
+	tests := []struct {
+		kind, name, query string
+		want              bool
+	}{
+		{"application", "wordpress", `forEach(units, unit => unit.workload-status=="active")`, true},
+		{"application", "mysql", `forEach(units, unit => unit.workload-status=="active")`, false},
+		{"application", "mysql", `forEach(units, unit => unit.life=="alive") && scale==2`, true},
+		{"application", "empty", `forEach(units, unit => unit.workload-status=="active")`, false},
+		{"application", "empty", `scale==0 || forEach(units, unit => unit.workload-status=="active")`, true},
+		{"application", "mysql", `forEach(machines, m => m.status=="started")`, false},
+		{"application", "wordpress", `forEach(machines, m => m.status=="started")`, true},
+		{"application", "mysql", `len(machines)==2`, true},
+		{"unit", "mysql/1", `forEach(machines, m => m.instance-status=="allocating" && m.id==machine)`, true},
+		{"model", "default", `len(units)==3 && len(applications)==3 && len(machines)==3`, true},
+		{"model", "default", `forEach(applications, a => a.name=="empty" || forEach(a.units, u => u.agent-status=="idle"))`, false},
+		{"model", "default", `forEach(applications, a => a.name!="mysql" || len(a.units)==2)`, true},
+		{"model", "default", `forEach(units, u => u.workload-status=="active" || u.name=="mysql/1")`, true},
+		{"model", "default", `life=="alive" && status=="available"`, true},
+	}
+	fs.Model.Status = &jujupb.StatusInfo{Status: "available"}
+	for _, tt := range tests {
+		q, err := parseQuery(tt.kind, tt.query)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		if got := q.match(readEntity(tt.kind, tt.name, fs)); got != tt.want {
+			t.Errorf("%s %s %s = %v, want %v", tt.kind, tt.name, tt.query, got, tt.want)
+		}
 	}
 }
 
@@ -148,7 +230,8 @@ func newFakeModel(initial *jujupb.FullStatusResponse, steps ...step) *fakeModel 
 }
 
 func (m *fakeModel) FullStatus(_ context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error) {
-	if model != "uuid-default" || len(patterns) != 1 {
+	// wait-for model reads the whole model, the others their entity.
+	if model != "uuid-default" || len(patterns) > 1 {
 		return nil, fmt.Errorf("asked %s %q", model, patterns)
 	}
 	m.mu.Lock()
@@ -164,6 +247,9 @@ func (m *fakeModel) FullStatus(_ context.Context, model string, patterns []strin
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.state == nil {
+		return nil, apierr.Errorf(apierr.NotFound, "model not found")
+	}
 	return m.state, nil
 }
 
@@ -226,7 +312,8 @@ func (w *fakeWatcher) Close() {
 }
 
 func model(apps []*jujupb.ApplicationStatus, machines ...*jujupb.MachineStatus) *jujupb.FullStatusResponse {
-	return &jujupb.FullStatusResponse{Model: &jujupb.ModelStatus{Name: "default"}, Applications: apps, Machines: machines}
+	return &jujupb.FullStatusResponse{Model: &jujupb.ModelStatus{Name: "default", Life: "alive", Status: &jujupb.StatusInfo{Status: "available"}},
+		Applications: apps, Machines: machines}
 }
 
 func unit(name, life, workload, agent, machine string) *jujupb.UnitStatus {
@@ -253,11 +340,21 @@ func runWait(t *testing.T, m *fakeModel, kind, name, q string, timeout time.Dura
 		t.Fatal(err)
 	}
 	ios, out, errOut := output.TestStreams()
+	ref := &cmdutil.ModelRef{Controller: "local", Name: "default", UUID: "uuid-default", Owner: "admin"}
 	opts := &waitOptions{IO: ios, Kind: kind, Name: name, Timeout: timeout, query: parsed,
-		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) {
-			return &cmdutil.ModelRef{Controller: "local", Name: "default", UUID: "uuid-default", Owner: "admin"}, nil
+		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return ref, nil },
+		LookupModel: func(_ context.Context, name string) (*cmdutil.ModelRef, error) {
+			if name != "default" {
+				t.Errorf("looked up model %q", name)
+			}
+			return ref, nil
 		},
-		Client: func(context.Context) (waitAPI, error) { return m, nil }}
+		Client: func(_ context.Context, controller string) (waitAPI, error) {
+			if want := map[bool]string{true: "local", false: ""}[kind == "model"]; controller != want {
+				t.Errorf("connected to controller %q, want %q", controller, want)
+			}
+			return m, nil
+		}}
 	err = waitRun(context.Background(), opts)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -300,6 +397,16 @@ func TestWaitRun(t *testing.T) {
 		{name: "scale", kind: "application", entity: "mysql", query: `scale=="0"`,
 			m:          newFakeModel(active, step{state: noUnits, events: 1}),
 			wantStderr: "application \"mysql\" reached scale==\"0\"\n", wantReads: 2},
+		{name: "forEach", kind: "application", entity: "mysql", query: `forEach(units, unit => unit.workload-status=="active")`,
+			m:          newFakeModel(noUnits, step{state: waiting, events: 1}, step{state: active, events: 1}),
+			wantStderr: "application \"mysql\" reached forEach(units, unit => unit.workload-status==\"active\")\n", wantReads: 3},
+		{name: "model", kind: "model", entity: "default", query: `forEach(units, u => u.agent-status=="idle")`,
+			m:          newFakeModel(waiting, step{state: active, events: 1}),
+			wantStderr: "model \"default\" reached forEach(units, u => u.agent-status==\"idle\")\n", wantReads: 2},
+		// A removed model is gone: life "dead".
+		{name: "model gone", kind: "model", entity: "default", query: `life=="dead"`,
+			m:          newFakeModel(active, step{state: nil, events: 1}),
+			wantStderr: "model \"default\" is gone\n", wantReads: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -356,9 +463,13 @@ func TestWaitRunWatchTargets(t *testing.T) {
 		{"application", "mysql", "application:mysql unit:mysql/"},
 		{"unit", "mysql/0", "unit:mysql/0 application:mysql"},
 		{"machine", "0/lxd/1", "machine:0/lxd/1"},
+		{"model", "default", "model:"},
 	}
 	for _, tt := range tests {
 		m := newFakeModel(model(nil))
+		if tt.kind == "model" {
+			m = newFakeModel(nil)
+		}
 		if _, _, err := runWait(t, m, tt.kind, tt.name, `life=="dead"`, time.Minute); err != nil {
 			t.Fatal(err)
 		}
@@ -372,23 +483,44 @@ func TestWaitRunWatchTargets(t *testing.T) {
 	}
 }
 
+// A query that reads machines also watches them.
+func TestWaitRunWatchesMachinesWhenRead(t *testing.T) {
+	m := newFakeModel(model(nil))
+	if _, _, err := runWait(t, m, "application", "mysql", `life=="dead" || forEach(machines, x => x.status=="started")`, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if targets := m.watchReq.GetTargets(); len(targets) != 3 || targets[2].GetKind() != "machine" || targets[2].GetId() != "" {
+		t.Errorf("targets = %v", targets)
+	}
+}
+
 func TestWaitRunTimeout(t *testing.T) {
 	waiting := model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "waiting", "allocating", ""))})
 	tests := []struct {
-		name, kind, entity string
-		m                  *fakeModel
-		wantErr            string
+		name, kind, entity, query string
+		m                         *fakeModel
+		wantErr                   string
 	}{
+		// Last seen is life and what the query reads.
 		{name: "unit", kind: "unit", entity: "mysql/0", m: newFakeModel(waiting),
-			wantErr: `timed out waiting for unit "mysql/0" to reach workload-status=="active"; last seen: life=alive workload-status=waiting agent-status=allocating`},
+			wantErr: `timed out waiting for unit "mysql/0" to reach workload-status=="active"; last seen: life=alive workload-status=waiting`},
 		{name: "application", kind: "application", entity: "mysql", m: newFakeModel(waiting),
-			wantErr: `timed out waiting for application "mysql" to reach status=="active"; last seen: life=alive status=waiting scale=1`},
+			wantErr: `timed out waiting for application "mysql" to reach status=="active"; last seen: life=alive status=waiting`},
+		{name: "forEach", kind: "application", entity: "mysql", query: `scale>=1 && forEach(units, u => u.workload-status=="active" && u.leader)`, m: newFakeModel(waiting),
+			wantErr: `timed out waiting for application "mysql" to reach scale>=1 && forEach(units, u => u.workload-status=="active" && u.leader); ` +
+				`last seen: life=alive scale=1; units: mysql/0 (workload-status=waiting leader=false)`},
+		{name: "nested", kind: "model", entity: "default", query: `forEach(applications, a => len(a.units)>0 && forEach(a.units, u => u.leader))`,
+			m: newFakeModel(model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "active", "idle", "0")), app("empty", "alive")})),
+			wantErr: `timed out waiting for model "default" to reach forEach(applications, a => len(a.units)>0 && forEach(a.units, u => u.leader)); ` +
+				`last seen: life=alive; applications: mysql (units=mysql/0), empty (units=none)`},
+		{name: "model", kind: "model", entity: "default", query: `forEach(machines, m => m.status=="started")`, m: newFakeModel(model(nil)),
+			wantErr: `timed out waiting for model "default" to reach forEach(machines, m => m.status=="started"); last seen: life=alive; machines: none`},
 		{name: "absent", kind: "machine", entity: "3", m: newFakeModel(model(nil)),
 			wantErr: `timed out waiting for machine "3" to reach status=="started"; last seen: not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, err := runWait(t, tt.m, tt.kind, tt.entity, "", 50*time.Millisecond)
+			out, errOut, err := runWait(t, tt.m, tt.kind, tt.entity, tt.query, 50*time.Millisecond)
 			cmdtest.CheckErr(t, err, tt.wantErr, false)
 			if out != "" || errOut != "" {
 				t.Errorf("stdout %q, stderr %q", out, errOut)
@@ -416,7 +548,7 @@ func TestWaitRunCancelled(t *testing.T) {
 	time.AfterFunc(20*time.Millisecond, cancel)
 	opts := &waitOptions{IO: ios, Kind: "unit", Name: "mysql/0", Timeout: time.Minute, query: q,
 		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return &cmdutil.ModelRef{UUID: "uuid-default"}, nil },
-		Client:       func(context.Context) (waitAPI, error) { return m, nil }}
+		Client:       func(context.Context, string) (waitAPI, error) { return m, nil }}
 	if err := waitRun(ctx, opts); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -435,6 +567,8 @@ func TestWaitForGolden(t *testing.T) {
 		{name: "reached", kind: "unit", entity: "mysql/0", m: newFakeModel(waiting, step{state: active, events: 1}), timeout: time.Minute},
 		{name: "gone", kind: "application", entity: "mysql", query: `life=="dead"`, m: newFakeModel(active, step{state: model(nil), events: 1}), timeout: time.Minute},
 		{name: "timeout", kind: "unit", entity: "mysql/0", query: `agent-status=="idle" || life=="dead"`, m: newFakeModel(waiting), timeout: 20 * time.Millisecond},
+		{name: "foreach-timeout", kind: "application", entity: "mysql", query: `forEach(units, unit => unit.workload-status=="active")`, m: newFakeModel(waiting), timeout: 20 * time.Millisecond},
+		{name: "model", kind: "model", entity: "default", m: newFakeModel(waiting), timeout: time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

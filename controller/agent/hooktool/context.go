@@ -69,6 +69,16 @@ type Context interface {
 	// merges into it, an empty value deleting the key (state-set, state-delete).
 	CharmState(ctx context.Context) (map[string]string, error)
 	SetCharmState(ctx context.Context, values map[string]string) error
+
+	// The running action's (or juju exec command's) params and results. Outside an action
+	// each returns ErrNotAction. ActionParams answers action-get. SetActionResult sets one
+	// value at a key path (action-set's "a.b=c" is ["a", "b"], "c"), making maps on the way.
+	// FailAction marks the action failed with a message (action-fail). LogAction appends a
+	// progress message to the action's log (action-log).
+	ActionParams() (map[string]any, error)
+	SetActionResult(keys []string, value string) error
+	FailAction(message string) error
+	LogAction(ctx context.Context, message string) error
 }
 
 // Status is one status with its message, as status-get prints it.

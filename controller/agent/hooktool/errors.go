@@ -12,4 +12,7 @@ var (
 	// ErrNotLeader: the call needs the unit to lead its application (status-get and status-set
 	// --application, relation-set --app, leader-set).
 	ErrNotLeader = errors.New("this unit is not the leader")
+	// ErrNotAction: an action tool (action-get, action-set, action-log, action-fail) ran in a
+	// hook rather than an action; Juju's words.
+	ErrNotAction = errors.New("not running an action")
 )

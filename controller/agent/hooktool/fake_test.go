@@ -34,6 +34,11 @@ type fakeContext struct {
 	ports       []string
 	leader      bool
 	leaderS     map[string]string
+	// action: the fake runs an action (params, results, failure) rather than a hook.
+	action      bool
+	params      map[string]any
+	results     map[string]any
+	failMessage *string
 	err         error         // returned by every call when set
 	block       chan struct{} // calls wait on it (or the deadline) when set
 	waiting     atomic.Int32  // calls waiting on block
@@ -281,4 +286,53 @@ func fixedInterfaces(t interface{ Cleanup(func()) }) {
 		return hostInterface{}, false
 	}
 	t.Cleanup(func() { findInterface = saved })
+}
+
+func (f *fakeContext) ActionParams() (map[string]any, error) {
+	if !f.action {
+		return nil, ErrNotAction
+	}
+	return f.params, f.call(context.Background(), "")
+}
+
+func (f *fakeContext) SetActionResult(keys []string, value string) error {
+	if !f.action {
+		return ErrNotAction
+	}
+	if err := f.call(context.Background(), fmt.Sprintf("action-set %s=%s", strings.Join(keys, "."), value)); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.results == nil {
+		f.results = map[string]any{}
+	}
+	m := f.results
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[keys[len(keys)-1]] = value
+	return nil
+}
+
+func (f *fakeContext) FailAction(message string) error {
+	if !f.action {
+		return ErrNotAction
+	}
+	f.mu.Lock()
+	f.failMessage = &message
+	f.mu.Unlock()
+	return f.call(context.Background(), fmt.Sprintf("action-fail %q", message))
+}
+
+func (f *fakeContext) LogAction(ctx context.Context, message string) error {
+	if !f.action {
+		return ErrNotAction
+	}
+	return f.call(ctx, fmt.Sprintf("action-log %q", message))
 }

@@ -24,6 +24,9 @@ type Controller struct {
 }
 
 // StartController runs a controller until the test ends.
+//
+// Its agents link the hook tools to the test binary, so the calling package's TestMain must
+// start with `if code, ran := hooktool.RunIfTool(); ran { os.Exit(code) }`.
 func StartController(t *testing.T) *Controller {
 	t.Helper()
 	c := &Controller{DataDir: filepath.Join(t.TempDir(), "controller")}

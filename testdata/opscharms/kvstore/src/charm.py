@@ -3,6 +3,7 @@
 
 import logging
 import secrets
+import time
 
 import ops
 
@@ -37,6 +38,29 @@ class KVStoreCharm(ops.CharmBase):
         ):
             framework.observe(event, self._reconcile)
         framework.observe(self.on.update_status, self._on_update_status)
+        framework.observe(self.on.sleep_action, self._on_sleep_action)
+        framework.observe(self.on.report_action, self._on_report_action)
+
+    def _on_sleep_action(self, event: ops.ActionEvent):
+        seconds = event.params['seconds']
+        for i in range(int(seconds)):
+            event.log(f'slept {i} of {seconds} seconds')
+            time.sleep(1)
+        time.sleep(seconds - int(seconds))
+        event.set_results({'slept': seconds})
+
+    def _on_report_action(self, event: ops.ActionEvent):
+        if event.params.get('crash'):
+            raise RuntimeError('crashed on request')
+        event.log('reading the store')
+        if 'fail' in event.params:
+            event.fail(event.params['fail'])
+            return
+        print(f'reporting for {self.unit.name}')
+        event.set_results({
+            'store': {'port': self.config['port'], 'token': self._token() or ''},
+            'unit': self.unit.name,
+        })
 
     def _on_update_status(self, event: ops.UpdateStatusEvent):
         self._stored.update_count += 1
