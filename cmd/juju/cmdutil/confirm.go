@@ -220,7 +220,6 @@ func ReadYesContext(ctx context.Context, s *output.Streams) (bool, error) {
 	return isYes(line), nil
 }
 
-
 func isYes(line string) bool {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
