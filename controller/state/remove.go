@@ -466,6 +466,8 @@ func (s *State) RemoveMachine(ctx context.Context, uuid, id string) error {
 		}
 		w := &writes{}
 		w.del(machineKey(uuid, id))
+		// Where the machine's sshd listened goes with it.
+		w.del(sshHostKey(uuid, id))
 		return w, r.cancelRemovedReceiverTasks(ctx, w, uuid, id, msgMachineRemoved)
 	})
 }

@@ -57,38 +57,17 @@ type ClientKey struct {
 }
 
 // EnsureClientKey returns the client's key pair under dataDir, making it the first time
-// (ed25519, no passphrase, 0600 in a 0700 directory).
+// (ed25519, no passphrase, 0600 in a 0700 directory). Two juju processes making it at once
+// agree on one: the key file is linked into place only if absent.
 func EnsureClientKey(dataDir string) (ClientKey, error) {
 	dir := filepath.Join(dataDir, clientKeyDir)
 	path := filepath.Join(dir, clientKeyFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := makeClientKey(dir, path); err != nil {
 			return ClientKey{}, fmt.Errorf("creating the client's ssh key: %w", err)
 		}
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			return ClientKey{}, fmt.Errorf("generating the client's ssh key: %w", err)
-		}
-		block, err := gossh.MarshalPrivateKey(priv, sshkey.ClientKeyComment)
-		if err != nil {
-			return ClientKey{}, fmt.Errorf("encoding the client's ssh key: %w", err)
-		}
-		data = pem.EncodeToMemory(block)
-		signer, err := gossh.NewSignerFromKey(priv)
-		if err != nil {
-			return ClientKey{}, fmt.Errorf("encoding the client's ssh key: %w", err)
-		}
-		pub := sshkey.AuthorizedLine(signer.PublicKey(), sshkey.ClientKeyComment)
-		// The public half first: a reader that finds the private key finds both.
-		if err := atomicfile.Write(path+".pub", []byte(pub+"\n"), 0o644); err != nil {
-			return ClientKey{}, err
-		}
-		if err := atomicfile.Write(path, data, 0o600); err != nil {
-			return ClientKey{}, err
-		}
-		return ClientKey{Path: path, Public: pub}, nil
 	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return ClientKey{}, fmt.Errorf("reading the client's ssh key: %w", err)
 	}
@@ -96,7 +75,45 @@ func EnsureClientKey(dataDir string) (ClientKey, error) {
 	if err != nil {
 		return ClientKey{}, fmt.Errorf("reading the client's ssh key %s: %w", path, err)
 	}
-	return ClientKey{Path: path, Public: sshkey.AuthorizedLine(signer.PublicKey(), sshkey.ClientKeyComment)}, nil
+	pub := sshkey.AuthorizedLine(signer.PublicKey(), sshkey.ClientKeyComment)
+	// The public half is for the user's eyes (and ssh-keygen's); the private key is the truth.
+	if have, err := os.ReadFile(path + ".pub"); err != nil || strings.TrimSpace(string(have)) != pub {
+		if err := atomicfile.Write(path+".pub", []byte(pub+"\n"), 0o644); err != nil {
+			return ClientKey{}, err
+		}
+	}
+	return ClientKey{Path: path, Public: pub}, nil
+}
+
+// makeClientKey writes a new private key to path unless one appears there first.
+func makeClientKey(dir, path string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	block, err := gossh.MarshalPrivateKey(priv, sshkey.ClientKeyComment)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+clientKeyFile+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(pem.EncodeToMemory(block))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // target is one [user@]<machine|unit|application/leader> of the command line.

@@ -358,3 +358,24 @@ func TestEnsureClientKey(t *testing.T) {
 		t.Errorf("second call = %+v, %v", again, err)
 	}
 }
+
+// Several juju processes reaching for the key at once end up with one key.
+func TestEnsureClientKeyConcurrently(t *testing.T) {
+	data := t.TempDir()
+	keys := make(chan ClientKey, 8)
+	for range 8 {
+		go func() {
+			k, err := EnsureClientKey(data)
+			if err != nil {
+				t.Error(err)
+			}
+			keys <- k
+		}()
+	}
+	first := <-keys
+	for range 7 {
+		if k := <-keys; k != first {
+			t.Errorf("two keys: %q and %q", first.Public, k.Public)
+		}
+	}
+}
