@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,23 +25,46 @@ type env struct {
 	data string
 }
 
-// build compiles the binaries once into a temporary bin directory.
+// built is the bin directory the binaries were compiled into, once for the whole package (a
+// jujud link alone costs seconds of CPU); TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// build compiles the binaries (once per package run) and gives the test a fresh client store.
 func build(t *testing.T) *env {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
-	for _, cmd := range []string{"juju", "jujud", "jujuc"} {
-		build := exec.Command("go", "build", "-buildvcs=auto", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
-		build.Dir = root
-		out, err := build.CombinedOutput()
-		if err != nil {
-			t.Fatalf("building %s: %v\n%s", cmd, err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "e2e-bin-"); built.err != nil {
+			return
 		}
+		for _, cmd := range []string{"juju", "jujud", "jujuc"} {
+			build := exec.Command("go", "build", "-buildvcs=auto", "-o", filepath.Join(built.dir, cmd), "./cmd/"+cmd)
+			build.Dir = root
+			if out, err := build.CombinedOutput(); err != nil {
+				built.err = fmt.Errorf("building %s: %v\n%s", cmd, err, out)
+				return
+			}
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return &env{t: t, bin: bin, root: root, data: t.TempDir()}
+	return &env{t: t, bin: built.dir, root: root, data: t.TempDir()}
 }
 
 type result struct {

@@ -115,6 +115,11 @@ func (s *sshServer) run(ctx context.Context) error {
 		if err := writeAuthorizedKeys(filepath.Join(s.dir, sshdKeysFile), keys.Keys); err != nil {
 			return err
 		}
+		if proc == nil && len(keys.Keys) == 0 {
+			// Nobody could log in: the server starts with the model's first key (juju ssh
+			// adds the client's own), so models nobody ssh-es into run no sshd at all.
+			return nil
+		}
 		if proc == nil {
 			started, err := s.start(sshd, login.Username)
 			if err != nil {

@@ -53,7 +53,7 @@ func runControllerWith(t *testing.T, dir string, change func(*daemon.Config)) (*
 	ready := make(chan bootstrap.Info, 1)
 	done := make(chan error, 1)
 	cfg := daemon.Config{
-		DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true,
+		DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true, AgentBinary: jujucPath,
 		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ready: func(info bootstrap.Info) { ready <- info },
 	}
