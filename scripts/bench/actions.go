@@ -25,7 +25,7 @@ func actionCharm() (string, error) {
 		return "", err
 	}
 	files := map[string]string{
-		"metadata.yaml": "name: echoer\nsummary: an action and nothing else\n",
+		"metadata.yaml": "name: echoer\nsummary: an action and nothing else\nseries: [jammy]\n",
 		"actions.yaml":  "echo:\n  description: Echo a word back.\n  params:\n    word: {type: string}\n",
 		"actions/echo":  "#!/bin/sh\naction-set said=\"$(action-get word)\"\n",
 	}
