@@ -9,10 +9,16 @@ PROTO_FILES := $(shell find proto -name '*.proto' | sort)
 
 .PHONY: build proto proto-check proto-tools test demo bench clean golden vet charms
 
+# juju version --all names the commit: read from git here (empty outside a checkout), since
+# go's own VCS stamping fails the build where git refuses the checkout.
+GIT_COMMIT := $(shell git -c safe.directory='*' rev-parse HEAD 2>/dev/null)
+GIT_TREE := $(shell [ -z "$(GIT_COMMIT)" ] || { git -c safe.directory='*' diff --quiet HEAD 2>/dev/null && echo clean || echo dirty; })
+VERSION_X := -X github.com/jujuclone/juju/core/version.Commit=$(GIT_COMMIT) -X github.com/jujuclone/juju/core/version.TreeState=$(GIT_TREE)
+
 build:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -ldflags "-s -w" -o $(BIN)/juju ./cmd/juju
-	$(GO) build -buildvcs=auto -trimpath -o $(BIN)/jujud ./cmd/jujud
+	CGO_ENABLED=0 $(GO) build -buildvcs=false -trimpath -ldflags "-s -w $(VERSION_X)" -o $(BIN)/juju ./cmd/juju
+	$(GO) build -buildvcs=false -trimpath -ldflags "$(VERSION_X)" -o $(BIN)/jujud ./cmd/jujud
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/jujuc ./cmd/jujuc
 
 proto-tools:

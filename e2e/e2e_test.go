@@ -52,8 +52,13 @@ func build(t *testing.T) *env {
 		if built.dir, built.err = os.MkdirTemp("", "e2e-bin-"); built.err != nil {
 			return
 		}
+		// The commit for `juju version --all`, as the Makefile sets it.
+		ldflags := ""
+		if commit, err := exec.Command("git", "-c", "safe.directory=*", "-C", root, "rev-parse", "HEAD").Output(); err == nil {
+			ldflags = "-X github.com/jujuclone/juju/core/version.Commit=" + strings.TrimSpace(string(commit))
+		}
 		for _, cmd := range []string{"juju", "jujud", "jujuc"} {
-			build := exec.Command("go", "build", "-buildvcs=auto", "-o", filepath.Join(built.dir, cmd), "./cmd/"+cmd)
+			build := exec.Command("go", "build", "-buildvcs=false", "-ldflags", ldflags, "-o", filepath.Join(built.dir, cmd), "./cmd/"+cmd)
 			build.Dir = root
 			if out, err := build.CombinedOutput(); err != nil {
 				built.err = fmt.Errorf("building %s: %v\n%s", cmd, err, out)

@@ -82,24 +82,32 @@ type Build struct {
 	GoVersion string
 }
 
-// ReadBuild reads the VCS stamp `go build` embeds in a binary built inside a git checkout.
+// Commit and TreeState are set by the build (-ldflags -X, see the Makefile) from git, for
+// builds that cannot let go build stamp it (a git that refuses the checkout fails the build).
+var Commit, TreeState string
+
+// ReadBuild reads the VCS stamp `go build` embeds in a binary built inside a git checkout, or
+// else what the build set in Commit and TreeState.
 func ReadBuild() Build {
-	b := Build{GoVersion: runtime.Version()}
+	b := Build{GoVersion: runtime.Version(), GitCommit: Commit, GitTreeState: TreeState}
+	if b.GitCommit != "" && b.GitTreeState == "" {
+		b.GitTreeState = "clean"
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
 	}
-	modified := ""
+	revision, modified := "", ""
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			b.GitCommit = s.Value
+			revision = s.Value
 		case "vcs.modified":
 			modified = s.Value
 		}
 	}
-	if b.GitCommit != "" {
-		b.GitTreeState = "clean"
+	if revision != "" {
+		b.GitCommit, b.GitTreeState = revision, "clean"
 		if modified == "true" {
 			b.GitTreeState = "dirty"
 		}
