@@ -641,7 +641,7 @@ func (a *machineAgent) runTasks(ctx context.Context) error {
 		return fmt.Errorf("watching tasks: %w", err)
 	}
 	q := &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID, changed: changed}
-	for {
+	return follow(ctx, "machine "+a.conf.ID+" tasks", changed, done, func(ctx context.Context) error {
 		tasks, err := q.read(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -657,17 +657,8 @@ func (a *machineAgent) runTasks(ctx context.Context) error {
 				return err
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-done:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("tasks' watch ended: %w", err)
-		case <-changed:
-		}
-	}
+		return nil
+	})
 }
 
 func (a *machineAgent) runTask(ctx context.Context, q *taskQueue, t *pb.Task) error {
