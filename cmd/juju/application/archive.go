@@ -9,13 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/output"
 )
-
-// maxCharmFileSize is the largest file put in a charm archive; bigger ones are left out.
-const maxCharmFileSize = 10 << 20
 
 // readLocalCharm reads and checks the charm at path, a directory or a .charm archive, and
 // returns the archive to upload; arg is the charm as the user gave it, verb the command
@@ -46,12 +44,9 @@ func readLocalCharm(streams *output.Streams, arg, path, verb string) (*charm.Cha
 	for _, w := range hookWarnings {
 		streams.Warningf("%s", w)
 	}
-	archive, skipped, err := zipCharm(path)
+	archive, err := zipCharm(path)
 	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range skipped {
-		streams.Warningf("not uploading %q: larger than 10 MiB", s)
+		return nil, nil, fmt.Errorf("attempting to %s %q: %w", verb, arg, err)
 	}
 	if len(archive) > charm.MaxArchiveSize {
 		return nil, nil, fmt.Errorf("attempting to %s %q: charm archive of %d bytes is larger than the limit of %d bytes", verb, arg, len(archive), charm.MaxArchiveSize)
@@ -80,15 +75,20 @@ func readCharmArchive(arg, path, verb string, size int64) (*charm.Charm, []byte,
 }
 
 // zipCharm archives the charm directory dir in memory, as UploadCharm wants it. It leaves out
-// .git directories, the top-level build/ directory, files over 10 MiB (listed in skipped) and
-// anything that is not a regular file or directory. Symbolic links to files are archived as
-// the file they point to, keeping its mode: hooks are often links to one script, and a
-// dispatch charm's hooks/install -> ../dispatch becomes a copy of dispatch, which runs the
-// same (the agent runs dispatch itself when the charm has one). Archives made by charmcraft
-// keep their links; those are uploaded as they are and unpacked as links.
-func zipCharm(dir string) (archive []byte, skipped []string, err error) {
-	root := dir
+// .git directories and the top-level build/ directory, nothing else: a file too big for the
+// archive limits is an error, never silently dropped. Symbolic links must stay inside the
+// charm (an absolute link or one that climbs out is refused, as Juju refuses it); a link to a
+// file is archived as the file it points to, keeping its mode (hooks are often links to one
+// script, and a dispatch charm's hooks/install -> ../dispatch becomes a copy of dispatch,
+// which runs the same); a link to a directory is archived as a link. Archives made by
+// charmcraft keep their links; those are uploaded as they are and unpacked as links.
+func zipCharm(dir string) ([]byte, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
+	var total int64
 	zw := zip.NewWriter(&buf)
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -108,23 +108,67 @@ func zipCharm(dir string) (archive []byte, skipped []string, err error) {
 			}
 			return nil
 		}
-		info, err := os.Stat(path) // follows links
-		if err != nil || !info.Mode().IsRegular() {
-			return nil
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := checkLink(root, path, rel)
+			if err != nil {
+				return err
+			}
+			if info, err := os.Stat(path); err == nil && info.IsDir() {
+				return addLink(zw, rel, target)
+			}
 		}
-		if info.Size() > maxCharmFileSize {
-			skipped = append(skipped, rel)
-			return nil
+		info, err := os.Stat(path) // follows links
+		if err != nil {
+			return fmt.Errorf("%q: %w", rel, err)
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%q is not a regular file, directory or link", rel)
+		}
+		if info.Size() > charm.DefaultLimits.MaxFileSize {
+			return fmt.Errorf("file %q is %d bytes, more than the limit of %d", rel, info.Size(), charm.DefaultLimits.MaxFileSize)
+		}
+		if total += info.Size(); total > charm.MaxArchiveSize {
+			return fmt.Errorf("charm files add up to more than the archive limit of %d bytes", charm.MaxArchiveSize)
 		}
 		return addFile(zw, path, rel, info)
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("archiving charm %q: %w", dir, err)
+		return nil, fmt.Errorf("archiving charm: %w", err)
 	}
 	if err := zw.Close(); err != nil {
-		return nil, nil, fmt.Errorf("archiving charm %q: %w", dir, err)
+		return nil, fmt.Errorf("archiving charm: %w", err)
 	}
-	return buf.Bytes(), skipped, nil
+	return buf.Bytes(), nil
+}
+
+// checkLink returns the target of the link at path (rel inside the charm at root) when it
+// stays inside the charm. A link is judged by what it says, not by where the user's disk
+// happens to lead it, so that the charm unpacks the same anywhere.
+func checkLink(root, path, rel string) (string, error) {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", rel, err)
+	}
+	if filepath.IsAbs(target) {
+		return "", fmt.Errorf("symlink %q is absolute: %q", rel, target)
+	}
+	resolved := filepath.Join(filepath.Dir(path), target)
+	if r, err := filepath.Rel(root, resolved); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return "", fmt.Errorf("symlink %q links out of charm: %q", rel, target)
+	}
+	return filepath.ToSlash(target), nil
+}
+
+// addLink stores a symbolic link entry: the target as content, the link bit in the mode.
+func addLink(zw *zip.Writer, name, target string) error {
+	hdr := &zip.FileHeader{Name: name, Method: zip.Store}
+	hdr.SetMode(fs.ModeSymlink | 0o777)
+	w, err := zw.CreateHeader(hdr)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, target)
+	return err
 }
 
 func addFile(zw *zip.Writer, path, name string, info fs.FileInfo) error {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
+	"github.com/jujuclone/juju/core/charm"
 )
 
 func TestNewCmdDeploy(t *testing.T) {
@@ -332,33 +334,68 @@ func TestDeployRunTrust(t *testing.T) {
 	}
 }
 
-func TestZipCharmSkipsLargeFiles(t *testing.T) {
+// A linked hook is archived as the script it points to; a linked directory as a link.
+func TestZipCharmFollowsLinksInside(t *testing.T) {
 	dir := t.TempDir()
-	path := writeCharm(t, dir, "big", false, "ubuntu@22.04")
-	f, _ := os.Create(filepath.Join(path, "blob"))
-	_ = f.Truncate(maxCharmFileSize + 1)
-	f.Close()
+	path := writeCharm(t, dir, "linked", false, "ubuntu@22.04")
 	_ = os.Symlink("install", filepath.Join(path, "hooks", "start"))
-	archive, skipped, err := zipCharm(path)
+	_ = os.Symlink("hooks", filepath.Join(path, "alias"))
+	archive, err := zipCharm(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(skipped) != 1 || skipped[0] != "blob" {
-		t.Errorf("skipped = %v", skipped)
+	if _, err := charm.ReadArchiveBytes(archive, charm.DefaultLimits); err != nil {
+		t.Errorf("the controller would refuse the archive: %v", err)
 	}
 	zr, _ := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	found := map[string]bool{}
 	for _, f := range zr.File {
-		if f.Name == "hooks/start" {
-			rc, _ := f.Open()
-			data, _ := io.ReadAll(rc)
-			rc.Close()
+		rc, _ := f.Open()
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		switch f.Name {
+		case "hooks/start":
+			found[f.Name] = true
 			if !strings.Contains(string(data), "echo installed") || f.Mode().Perm()&0o100 == 0 {
 				t.Errorf("linked hook archived as %q mode %v", data, f.Mode())
 			}
-			return
+		case "alias":
+			found[f.Name] = true
+			if string(data) != "hooks" || f.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("linked directory archived as %q mode %v", data, f.Mode())
+			}
 		}
 	}
-	t.Error("linked hook missing from the archive")
+	if len(found) != 2 {
+		t.Errorf("archive has %v of hooks/start and alias", found)
+	}
+}
+
+// Nothing leaves the charm and nothing is silently dropped: links out of the charm are
+// refused (their target's contents must never reach a unit), and so is a file over the limit.
+func TestDeployRefusesLinksOutAndNothingIsSent(t *testing.T) {
+	for name, setup := range map[string]func(path string){
+		`symlink "hostname" is absolute: "/etc/hostname"`: func(path string) {
+			_ = os.Symlink("/etc/hostname", filepath.Join(path, "hostname"))
+		},
+		`symlink "hooks/up" links out of charm: "../../secret"`: func(path string) {
+			_ = os.WriteFile(filepath.Join(filepath.Dir(path), "secret"), []byte("x"), 0o600)
+			_ = os.Symlink("../../secret", filepath.Join(path, "hooks", "up"))
+		},
+		`symlink "lib" links out of charm: ".."`: func(path string) {
+			_ = os.Symlink("..", filepath.Join(path, "lib"))
+		},
+	} {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		setup(writeCharm(t, dir, "wordpress", false, "ubuntu@22.04"))
+		fake := &fakeDeployAPI{}
+		_, err := deployWith(t, fake, "", "./wordpress")
+		checkErr(t, err, `attempting to deploy "./wordpress": archiving charm: `+name, false)
+		if fake.req != nil {
+			t.Errorf("%s: a deploy was sent", name)
+		}
+	}
 }
 
 func TestDeployRunReportsWarnings(t *testing.T) {
