@@ -92,12 +92,102 @@ type Client struct {
 	action  jujupb.ActionServiceClient
 }
 
-// Dial connects to the controller and checks that it answers: users call Version (so a wrong
-// password fails here), agents wait for the connection to be ready. Both are bounded by
+// Dial connects to the controller and checks that it answers: it waits for the connection to
+// be ready, then users call Version (so a wrong password fails here). Each step is bounded by
 // cfg.DialTimeout. A controller that cannot be reached gives an error wrapping
 // apierr.Unavailable: "cannot connect to controller at <endpoint>: <reason>".
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
-	cfg = cfg.withDefaults()
+	return DialAny(ctx, []Config{cfg})
+}
+
+// DialInterval is how long DialAny waits for one address to connect before it also tries the
+// next, as Juju's DialAddressInterval: a dead or silent address delays the connection by this
+// much, not by a whole DialTimeout.
+const DialInterval = 50 * time.Millisecond
+
+// DialAny connects to one controller that has several addresses (an HA controller, or one that
+// moved), one Config per address with the same credentials. It starts connecting to each
+// address in turn, DialInterval apart or as soon as the previous ones have failed, each
+// bounded by its DialTimeout, and keeps the first connection made; the others are dropped.
+// Only then does it check, as Dial does, that the controller answers the caller, so a wrong
+// password is one failed login, not one per address. When no address can be reached the error
+// wraps apierr.Unavailable and gives each address's reason.
+func DialAny(ctx context.Context, cfgs []Config) (*Client, error) {
+	if len(cfgs) == 0 {
+		return nil, errors.New("no controller endpoint")
+	}
+	withDefaults := make([]Config, len(cfgs))
+	for i, cfg := range cfgs {
+		withDefaults[i] = cfg.withDefaults()
+	}
+	c, err := connectFirst(ctx, withDefaults)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(ctx); err != nil {
+		_ = c.conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// connectFirst races the addresses, staggered, and returns a client whose connection is ready.
+func connectFirst(ctx context.Context, cfgs []Config) (*Client, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i   int
+		c   *Client
+		err error
+	}
+	results := make(chan result, len(cfgs))
+	errs := make([]error, len(cfgs))
+	started, running := 0, 0
+	start := func() {
+		i := started
+		started++
+		running++
+		go func() {
+			c, err := connectOne(ctx, cfgs[i])
+			results <- result{i, c, err}
+		}()
+	}
+	start()
+	next := time.NewTimer(DialInterval)
+	defer next.Stop()
+	for running > 0 {
+		select {
+		case r := <-results:
+			running--
+			if r.err == nil || !errors.Is(r.err, apierr.Unavailable) {
+				// The others give up once ctx is cancelled; close what they made meanwhile.
+				go func(n int) {
+					for range n {
+						if l := <-results; l.c != nil {
+							_ = l.c.conn.Close()
+						}
+					}
+				}(running)
+				return r.c, r.err // an error here is a bad configuration, not a bad address
+			}
+			errs[r.i] = r.err
+			if running == 0 && started < len(cfgs) {
+				start()
+				next.Reset(DialInterval)
+			}
+		case <-next.C:
+			if started < len(cfgs) {
+				start()
+				next.Reset(DialInterval)
+			}
+		}
+	}
+	return nil, unreachable(cfgs, errs)
+}
+
+// connectOne connects to one address and waits, within its DialTimeout, until the connection is
+// ready (TCP and TLS done).
+func connectOne(ctx context.Context, cfg Config) (*Client, error) {
 	d := &dialer{}
 	conn, err := newConn(cfg, d)
 	if err != nil {
@@ -106,11 +196,27 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c := NewFromConn(conn, cfg)
 	c.owned = true
 	c.dialer = d
-	if err := c.check(ctx); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	defer cancel()
+	if err := c.waitReady(ctx); err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// unreachable is the error of a controller none of whose addresses could be reached: with one
+// address, that address's error; with several, each address and its reason.
+func unreachable(cfgs []Config, errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	var parts []string
+	for i, err := range errs {
+		reason := strings.TrimPrefix(err.Error(), "cannot connect to controller at "+cfgs[i].Endpoint+": ")
+		parts = append(parts, cfgs[i].Endpoint+" ("+reason+")")
+	}
+	return apierr.Errorf(apierr.Unavailable, "cannot connect to controller at any of its addresses: %s", strings.Join(parts, ", "))
 }
 
 // NewConn returns a TLS connection to the controller that carries no credentials, to be shared
@@ -137,7 +243,7 @@ func newConn(cfg Config, d *dialer) (*grpc.ClientConn, error) {
 		target = "passthrough:///" + target
 	}
 	conn, err := grpc.NewClient(target,
-		grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg)),
+		grpc.WithTransportCredentials(recordingCreds{TransportCredentials: credentials.NewTLS(tlsCfg), d: d}),
 		grpc.WithContextDialer(d.dial),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.MaxCallSendMsgSize(maxMessageSize)),
 	)
@@ -189,23 +295,29 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
-// check makes sure the controller answers within DialTimeout.
+// check makes sure the controller answers the caller within DialTimeout: a user's Version call
+// is a login, so a wrong password fails here. Agents have nothing to check beyond the connection.
 func (c *Client) check(ctx context.Context) error {
+	if !c.cfg.isUser() {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer cancel()
-	if c.cfg.isUser() {
-		_, err := c.Version(ctx)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, apierr.Unavailable):
-			return err // mapErr already says why the controller cannot be reached
-		case errors.Is(err, context.DeadlineExceeded):
-			return c.connectError(ctx, err)
-		default:
-			return fmt.Errorf("logging in to controller at %s: %w", c.cfg.Endpoint, err)
-		}
+	_, err := c.Version(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, apierr.Unavailable):
+		return err // mapErr already says why the controller cannot be reached
+	case errors.Is(err, context.DeadlineExceeded):
+		return c.connectError(ctx, err)
+	default:
+		return fmt.Errorf("logging in to controller at %s: %w", c.cfg.Endpoint, err)
 	}
+}
+
+// waitReady waits until the connection is ready or has failed.
+func (c *Client) waitReady(ctx context.Context) error {
 	c.conn.Connect()
 	for {
 		s := c.conn.GetState()
@@ -293,16 +405,39 @@ type dialer struct {
 func (d *dialer) dial(ctx context.Context, addr string) (net.Conn, error) {
 	var nd net.Dialer
 	conn, err := nd.DialContext(ctx, "tcp", addr)
+	d.record(err)
+	return conn, err
+}
+
+func (d *dialer) record(err error) {
 	d.mu.Lock()
 	d.last = err
 	d.mu.Unlock()
-	return conn, err
 }
 
 func (d *dialer) lastError() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.last
+}
+
+// recordingCreds is TLS that records a failed handshake in the dialer too: "x509: certificate
+// signed by unknown authority" says more than the connection's TRANSIENT_FAILURE.
+type recordingCreds struct {
+	credentials.TransportCredentials
+	d *dialer
+}
+
+func (r recordingCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, info, err := r.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if err != nil {
+		r.d.record(err)
+	}
+	return conn, info, err
+}
+
+func (r recordingCreds) Clone() credentials.TransportCredentials {
+	return recordingCreds{TransportCredentials: r.TransportCredentials.Clone(), d: r.d}
 }
 
 // netReason shortens "dial tcp 127.0.0.1:1: connect: connection refused" to

@@ -130,3 +130,9 @@ func (c *Client) SetCharmState(ctx context.Context, model, unit string, values m
 func (c *Client) GoalState(ctx context.Context, model, unit string) (*jujupb.GoalStateResponse, error) {
 	return invoke(ctx, c, c.agent.GoalState, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
 }
+
+// CloudSpec reads the cloud of the unit's model with its credential (credential-get); a unit
+// of an untrusted application gets apierr.PermissionDenied.
+func (c *Client) CloudSpec(ctx context.Context, model, unit string) (*jujupb.CloudSpec, error) {
+	return invoke(ctx, c, c.agent.GetCloudSpec, &jujupb.AgentEntity{Model: c.model(model), Id: unit})
+}

@@ -28,3 +28,20 @@ func (c *Client) SetModelConfig(ctx context.Context, model string, set map[strin
 	_, err := invoke(ctx, c, c.ctrl.SetModelConfig, &jujupb.SetModelConfigRequest{Model: c.model(model), Set: set, Reset_: reset})
 	return err
 }
+
+// GetModelDefaults returns every model configuration key with Juju's default and the
+// controller's model default where it has one, sorted by key.
+func (c *Client) GetModelDefaults(ctx context.Context) ([]*jujupb.ModelDefault, error) {
+	resp, err := invoke(ctx, c, c.ctrl.GetModelDefaults, &jujupb.GetModelDefaultsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetValues(), nil
+}
+
+// SetModelDefaults sets and resets the controller's model defaults in one change; NotValid
+// (and nothing changed) when any key or value is refused.
+func (c *Client) SetModelDefaults(ctx context.Context, set map[string]string, reset []string) error {
+	_, err := invoke(ctx, c, c.ctrl.SetModelDefaults, &jujupb.SetModelDefaultsRequest{Set: set, Reset_: reset})
+	return err
+}

@@ -22,7 +22,8 @@ func NewCmd(out func() io.Writer) *cobra.Command {
 
 Tab completes commands, flags, flag values (--format, --base, --constraints keys) and the
 names the controller knows: applications, units, machines, endpoints after "app:", models,
-and controllers from the local store. A controller that does not answer within 200 ms
+the targets of ssh and scp ("mysql/0", "mysql/leader", "0"; for scp with their ":", next to
+local files), and controllers from the local store. A controller that does not answer within 200 ms
 gives no names rather than a hanging Tab ($JUJU_COMPLETION_TIMEOUT gives it longer).`,
 		Example: `  juju completion bash > ~/.local/share/bash-completion/completions/juju   # bash, every shell
   source <(juju completion bash)                     # bash, this shell

@@ -42,10 +42,11 @@ const ValuesAnnotation = "juju_completion_values"
 
 // Register walks the command tree under root and attaches completion by command and flag name,
 // so that the commands themselves need not know about it: positional arguments get live names
-// from the controller (units, applications, machines, endpoints, models) or controllers from the
-// store; flags get their values (--format, --base, --constraints keys, -m models, -c
-// controllers, --to machines). Completion functions a command registered itself are kept.
-// Errors are swallowed: completion must never print into the shell, it just offers nothing.
+// from the controller (units, applications, machines, endpoints, models, ssh and scp targets) or
+// controllers from the store; flags get their values (--format, --base, --constraints keys, -m
+// models, -c controllers, --to machines, debug-log's --include and --exclude entities).
+// Completion functions a command registered itself are kept. Errors are swallowed: completion
+// must never print into the shell, it just offers nothing.
 func Register(root *cobra.Command, src Source) {
 	c := &completer{src: src}
 	var walk func(cmd *cobra.Command)
@@ -93,6 +94,8 @@ var argSpecs = map[string]argSpec{
 	"show-model":         firstModel,
 	"kill-controller":    firstController,
 	"destroy-controller": firstController,
+	"ssh":                sshTarget,
+	"scp":                scpLocation,
 	"set-model-constraints": func(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return constraintWords(args, toComplete)
 	},
@@ -142,6 +145,10 @@ func (c *completer) registerFlag(cmd *cobra.Command, fl *pflag.Flag) {
 	case fl.Name == "controller":
 		fn = func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return c.controllers(toComplete), noFiles
+		}
+	case (fl.Name == "include" || fl.Name == "exclude") && cmd.Name() == "debug-log":
+		fn = func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return c.debugLogEntities(cmd, toComplete)
 		}
 	case fl.Name == "to":
 		fn = func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -269,14 +276,23 @@ func firstController(c *completer, cmd *cobra.Command, args []string, toComplete
 // names asks the controller the command line points at for names of kind (and of more kinds,
 // asked at the same time under the same deadline) starting with prefix. Nothing on any error.
 func (c *completer) names(cmd *cobra.Command, kind client.NameKind, prefix string, more ...client.NameKind) []string {
+	return slices.Concat(c.namesByKind(cmd, prefix, append([]client.NameKind{kind}, more...))...)
+}
+
+// namesByKind is names, kind by kind: one list for each of kinds, in their order.
+func (c *completer) namesByKind(cmd *cobra.Command, prefix string, kinds []client.NameKind) [][]string {
 	ctrl, model, err := c.src.Target(cmd.Flags())
 	if err != nil || ctrl == "" {
-		return nil
+		return make([][]string, len(kinds))
 	}
-	return c.ask(cmd, ctrl, model, prefix, append([]client.NameKind{kind}, more...))
+	return c.askEach(cmd, ctrl, model, prefix, kinds)
 }
 
 func (c *completer) ask(cmd *cobra.Command, ctrl, model, prefix string, kinds []client.NameKind) []string {
+	return slices.Concat(c.askEach(cmd, ctrl, model, prefix, kinds)...)
+}
+
+func (c *completer) askEach(cmd *cobra.Command, ctrl, model, prefix string, kinds []client.NameKind) [][]string {
 	parent := cmd.Context()
 	if parent == nil {
 		parent = context.Background()
@@ -298,7 +314,7 @@ func (c *completer) ask(cmd *cobra.Command, ctrl, model, prefix string, kinds []
 		})
 	}
 	wg.Wait()
-	return slices.Concat(results...)
+	return results
 }
 
 // models completes model names: of the controller named before a ":" in the word (qualified

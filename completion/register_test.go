@@ -113,6 +113,13 @@ func testTree(src Source) *cobra.Command {
 	output.AddFormatFlag(status, &format, output.Tabular)
 	status.Flags().String("colour", "", "")
 	_ = status.Flags().SetAnnotation("colour", ValuesAnnotation, []string{"auto", "always", "never"})
+	for _, use := range []string{"ssh", "scp"} {
+		// Flags after the target (ssh) or among the locations (scp) are ssh's and scp's own.
+		add(use, "model").Flags().SetInterspersed(false)
+	}
+	debugLog := add("debug-log", "model")
+	debugLog.Flags().StringArrayP("include", "i", nil, "")
+	debugLog.Flags().StringArrayP("exclude", "x", nil, "")
 	own := add("own")
 	own.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []string{"mine"}, cobra.ShellCompDirectiveNoFileComp

@@ -75,6 +75,7 @@ func TestMain(m *testing.M) {
 // and "dead", whose endpoint accepts connections and never answers.
 type shellEnv struct {
 	env []string
+	dir string // the current directory of the shells: backup.tar, my.cnf and bin/
 }
 
 func startShellEnv(t *testing.T) *shellEnv {
@@ -155,7 +156,16 @@ func startShellEnv(t *testing.T) *shellEnv {
 	if err := s.SetCurrentController("test"); err != nil {
 		t.Fatal(err)
 	}
-	return &shellEnv{env: []string{
+	work := filepath.Join(dir, "work")
+	for _, f := range []string{"backup.tar", "my.cnf", "bin/tool"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(work, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &shellEnv{dir: work, env: []string{
 		"PATH=" + jujuBinary(t) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + dir, "JUJU_DATA=" + data, "JUJU_CONTROLLER=", "JUJU_MODEL=", "NO_COLOR=1", "TERM=dumb",
 	}}
@@ -218,6 +228,7 @@ func (e *shellEnv) run(t *testing.T, line, shell string, args ...string) string 
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, args...)
+	cmd.Dir = e.dir
 	cmd.Env = append(os.Environ(), e.env...)
 	if !strings.Contains(line, "dead:") {
 		cmd.Env = append(cmd.Env, "JUJU_COMPLETION_TIMEOUT=10s")
@@ -255,6 +266,20 @@ var tabCases = []tabCase{
 	{"juju status -m ", []string{"controller", "default", "other"}},
 	{"juju kill-controller ", []string{"dead", "test"}},
 	{"juju show-unit -m dead:default wordpress/", nil},
+	// ssh: units, <application>/leader and machines; nothing for the remote command.
+	{"juju ssh my", []string{"mysql/0", "mysql/leader"}},
+	{"juju ssh wordpress/1", []string{"wordpress/1", "wordpress/10", "wordpress/11"}},
+	{"juju ssh wordpress/l", []string{"wordpress/leader"}},
+	{"juju ssh 1", []string{"1", "10", "11", "12"}},
+	{"juju ssh mysql/0 ", nil},
+	// scp: remote locations up to their ":" next to local files; nothing for a remote path.
+	{"juju scp wordpress/1", []string{"wordpress/1:", "wordpress/10:", "wordpress/11:"}},
+	{"juju scp my", []string{"my.cnf", "mysql/0:", "mysql/leader:"}},
+	{"juju scp backup.tar mysql/0:", nil},
+	{"juju scp mysql/0:/var/l", nil},
+	// debug-log: entities, the last of a comma-separated list.
+	{"juju debug-log --include my", []string{"mysql", "mysql/0"}},
+	{"juju debug-log --exclude mysql,wordpress/1", []string{"mysql,wordpress/1", "mysql,wordpress/10", "mysql,wordpress/11"}},
 }
 
 // bashTab presses Tab in bash: bash-completion and juju's script are sourced, COMP_* are set as
@@ -384,6 +409,10 @@ func TestZsh(t *testing.T) {
 		tabCase{"juju integrate wordpress:", []string{"wordpress:cluster", "wordpress:db", "wordpress:juju-info", "wordpress:website"}},
 		tabCase{"juju integrate mysql wordpress:w", []string{"wordpress:website"}},
 		tabCase{"juju deploy ./x --constraints arch=a", []string{"arch=amd64", "arch=arm64"}},
+		// The shell's own file completion, when no target matches (bash's comes from readline
+		// after the completion function, out of this test's sight).
+		tabCase{"juju scp ba", []string{"backup.tar"}},
+		tabCase{"juju ssh mysql/0 -i ba", []string{"backup.tar"}},
 	)
 	for _, tc := range cases {
 		t.Run(tc.line, func(t *testing.T) {

@@ -199,7 +199,7 @@ func TestOperatorJourney(t *testing.T) {
 	e.fails(2, "option provided but not defined: --bogus", "status", "--bogus")
 
 	var s statusJSON
-	deadline := time.Now().Add(30 * time.Second)
+	p := e.progress("")
 	for {
 		s = e.status()
 		idle := len(s.Machines) == 5
@@ -214,8 +214,8 @@ func TestOperatorJourney(t *testing.T) {
 		if idle {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("units not idle: %+v", s)
+		if why := p.stuck(); why != "" {
+			t.Fatalf("units not idle: %s: %+v", why, s)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -14,10 +14,6 @@ import (
 	"github.com/jujuclone/juju/internal/charmpack"
 )
 
-// opsWait bounds every wait of the ops charm tests. It only matters when something hangs: the
-// waits return as soon as their condition holds, and fail at once on a unit in error.
-const opsWait = 3 * time.Minute
-
 // opsCharms builds the binaries, packs the ops charms as `make charms` does (into a temporary
 // directory, so that the test does not depend on a stale bin/charms) and bootstraps. It skips,
 // saying what is missing, when this machine cannot run ops charms; under CI=true it fails
@@ -150,7 +146,9 @@ func (s opsStatus) allWorkloads(app string, n int, current, msg string) bool {
 // test expects one): the failed hook is in the message.
 func (e *env) waitStatus(model, what string, ok func(opsStatus) bool) opsStatus {
 	e.t.Helper()
-	deadline := time.Now().Add(opsWait)
+	// The waits return as soon as their condition holds, fail at once on a unit in error, and
+	// give up only when the model stops moving.
+	p := e.progress(model)
 	for {
 		s, raw := e.opsStatus(model)
 		if ok(s) {
@@ -164,8 +162,8 @@ func (e *env) waitStatus(model, what string, ok func(opsStatus) bool) opsStatus 
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %v waiting for %s; last status:\n%s\n%s", opsWait, what, e.ok("status", "-m", model).stdout, raw)
+		if why := p.stuck(); why != "" {
+			e.t.Fatalf("waiting for %s: %s; last status:\n%s\n%s", what, why, e.ok("status", "-m", model).stdout, raw)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -355,15 +353,15 @@ func hooksOf(records []hookRecord) []string {
 // waitRecords polls a unit's records until ok holds.
 func (e *env) waitRecords(model, unit, what string, ok func([]hookRecord) bool) []hookRecord {
 	e.t.Helper()
-	deadline := time.Now().Add(opsWait)
+	p := e.progress(model)
 	for {
 		recs := e.hookRecords(model, unit)
 		if ok(recs) {
 			return recs
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %v waiting for %s on %s; hooks seen: %v\nstatus:\n%s\nlog:\n%s",
-				opsWait, what, unit, hooksOf(recs), e.ok("status", "-m", model).stdout, e.unitLog(model, unit))
+		if why := p.stuck(); why != "" {
+			e.t.Fatalf("waiting for %s on %s: %s; hooks seen: %v\nstatus:\n%s\nlog:\n%s",
+				what, unit, why, hooksOf(recs), e.ok("status", "-m", model).stdout, e.unitLog(model, unit))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v2"
 )
 
 // Format is the value of --format.
@@ -38,8 +38,9 @@ type TextWriter interface {
 	WriteText(w io.Writer, f Format) error
 }
 
-// Write renders v in format f: JSON on one line (like Juju's FormatJson), YAML with a 2-space indent,
-// tabular through v's Table method (v must be a Tabler, a Table or a []Table), any other format
+// Write renders v in format f: JSON on one line (like Juju's FormatJson), YAML as Juju's yaml.v2 writes it
+// (2-space indent, lists flush under their key, long strings folded at 80 columns), tabular through
+// v's Table method (v must be a Tabler, a Table or a []Table), any other format
 // through v's WriteText (v must be a TextWriter).
 func Write(w io.Writer, f Format, v any) error {
 	switch f {
@@ -52,7 +53,6 @@ func Write(w io.Writer, f Format, v any) error {
 		return err
 	case YAML:
 		enc := yaml.NewEncoder(w)
-		enc.SetIndent(2)
 		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("encoding yaml: %w", err)
 		}

@@ -24,6 +24,8 @@ var (
 	Unauthenticated  = errors.New("invalid entity name or password")
 	PermissionDenied = errors.New("permission denied")
 	Unavailable      = errors.New("unavailable")
+	// Throttled refuses a caller that must wait: a login after too many failed ones.
+	Throttled = errors.New("too many attempts")
 )
 
 // errorDomain marks our ErrorInfo details, so foreign details are ignored.
@@ -45,6 +47,7 @@ var table = []struct {
 	{Unauthenticated, codes.Unauthenticated, "unauthenticated"},
 	{PermissionDenied, codes.PermissionDenied, "permission-denied"},
 	{Unavailable, codes.Unavailable, "unavailable"},
+	{Throttled, codes.ResourceExhausted, "throttled"},
 }
 
 // Error is a message that wraps one sentinel: Error() is the message alone.
@@ -135,8 +138,10 @@ func FromStatus(err error) error {
 	case codes.Canceled:
 		return &Error{msg: st.Message(), sentinel: context.Canceled}
 	}
+	// A bare status is mapped by its code alone where the code means one thing; gRPC's own
+	// ResourceExhausted (a message over the size limit) is not a throttle.
 	for _, row := range table {
-		if row.code == st.Code() && row.code != codes.FailedPrecondition {
+		if row.code == st.Code() && row.code != codes.FailedPrecondition && row.code != codes.ResourceExhausted {
 			return &Error{msg: st.Message(), sentinel: row.err}
 		}
 	}

@@ -50,3 +50,15 @@ func TestErrorfKeepsWrappedSentinel(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// gRPC's own ResourceExhausted (a message too large) carries no details and is no throttle.
+func TestBareResourceExhaustedIsNotThrottled(t *testing.T) {
+	bare := status.Error(codes.ResourceExhausted, "grpc: received message larger than max (300 vs. 200)")
+	if err := FromStatus(bare); errors.Is(err, Throttled) || err.Error() != "grpc: received message larger than max (300 vs. 200)" {
+		t.Fatalf("FromStatus(bare ResourceExhausted) = %v", err)
+	}
+	ours := FromStatus(ToStatus(Errorf(Throttled, "too many failed logins of user-admin from 127.0.0.1, retry in 8s")))
+	if !errors.Is(ours, Throttled) || ours.Error() != "too many failed logins of user-admin from 127.0.0.1, retry in 8s" {
+		t.Fatalf("throttle round trip = %v", ours)
+	}
+}

@@ -91,8 +91,11 @@ type Controller struct {
 	// SHA-256 (hex) of the admin password.
 	AdminPasswordHash string `protobuf:"bytes,3,opt,name=admin_password_hash,json=adminPasswordHash,proto3" json:"admin_password_hash,omitempty"`
 	Created           int64  `protobuf:"varint,4,opt,name=created,proto3" json:"created,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Model defaults (bootstrap --model-default, juju model-defaults): model configuration every
+	// model inherits unless it sets the key itself; validated as model configuration.
+	ModelDefaults map[string]string `protobuf:"bytes,5,rep,name=model_defaults,json=modelDefaults,proto3" json:"model_defaults,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Controller) Reset() {
@@ -151,6 +154,13 @@ func (x *Controller) GetCreated() int64 {
 		return x.Created
 	}
 	return 0
+}
+
+func (x *Controller) GetModelDefaults() map[string]string {
+	if x != nil {
+		return x.ModelDefaults
+	}
+	return nil
 }
 
 // Model is /juju/models/<uuid>/model; the name index is /juju/modelnames/<name> -> uuid.
@@ -1492,13 +1502,17 @@ const file_store_proto_rawDesc = "" +
 	"\x06Status\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
-	"\x05since\x18\x03 \x01(\x03R\x05since\"~\n" +
+	"\x05since\x18\x03 \x01(\x03R\x05since\"\x95\x02\n" +
 	"\n" +
 	"Controller\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12.\n" +
 	"\x13admin_password_hash\x18\x03 \x01(\tR\x11adminPasswordHash\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\x03R\acreated\"\xdb\x02\n" +
+	"\acreated\x18\x04 \x01(\x03R\acreated\x12S\n" +
+	"\x0emodel_defaults\x18\x05 \x03(\v2,.juju.store.v1.Controller.ModelDefaultsEntryR\rmodelDefaults\x1a@\n" +
+	"\x12ModelDefaultsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdb\x02\n" +
 	"\x05Model\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -1656,7 +1670,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),      // 0: juju.store.v1.Status
 	(*Controller)(nil),  // 1: juju.store.v1.Controller
@@ -1673,28 +1687,30 @@ var file_store_proto_goTypes = []any{
 	(*Operation)(nil),   // 12: juju.store.v1.Operation
 	(*TaskLog)(nil),     // 13: juju.store.v1.TaskLog
 	(*Task)(nil),        // 14: juju.store.v1.Task
-	nil,                 // 15: juju.store.v1.Model.ConfigEntry
-	nil,                 // 16: juju.store.v1.Application.ConfigEntry
-	nil,                 // 17: juju.store.v1.Settings.ValuesEntry
-	nil,                 // 18: juju.store.v1.CharmState.ValuesEntry
+	nil,                 // 15: juju.store.v1.Controller.ModelDefaultsEntry
+	nil,                 // 16: juju.store.v1.Model.ConfigEntry
+	nil,                 // 17: juju.store.v1.Application.ConfigEntry
+	nil,                 // 18: juju.store.v1.Settings.ValuesEntry
+	nil,                 // 19: juju.store.v1.CharmState.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	15, // 0: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
-	0,  // 1: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
-	0,  // 2: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	16, // 3: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
-	0,  // 4: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	0,  // 5: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0,  // 6: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6,  // 7: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	17, // 8: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	18, // 9: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
-	13, // 10: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	15, // 0: juju.store.v1.Controller.model_defaults:type_name -> juju.store.v1.Controller.ModelDefaultsEntry
+	16, // 1: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
+	0,  // 2: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
+	0,  // 3: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
+	17, // 4: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	0,  // 5: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
+	0,  // 6: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 7: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	6,  // 8: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	18, // 9: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	19, // 10: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
+	13, // 11: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1708,7 +1724,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -48,6 +48,20 @@ func run(args []string) int {
 				HookTimeout:    v.GetDuration("hook-timeout"),
 				Log:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 			}
+			defaults, err := cmd.Flags().GetStringArray("model-default")
+			if err != nil {
+				return err
+			}
+			for _, kv := range defaults {
+				key, value, ok := strings.Cut(kv, "=")
+				if !ok || key == "" {
+					return fmt.Errorf("--model-default: expected key=value, got %q", kv)
+				}
+				if cfg.ModelDefaults == nil {
+					cfg.ModelDefaults = map[string]string{}
+				}
+				cfg.ModelDefaults[key] = value
+			}
 			if eps := v.GetString("etcd-endpoints"); eps != "" {
 				cfg.EtcdEndpoints = strings.Split(eps, ",")
 			}
@@ -64,6 +78,7 @@ func run(args []string) int {
 	f.String("controller-name", "local", "name of the controller")
 	f.String("api-addr", "127.0.0.1:17070", "address the API listens on (port 0: any free port)")
 	f.String("etcd-endpoints", "", "comma-separated endpoints of an existing etcd cluster instead of the embedded one")
+	f.StringArray("model-default", nil, "key=value: model configuration every model inherits (read at the first start only; then juju model-defaults)")
 	f.Duration("hook-timeout", 5*time.Minute, "how long a charm hook may run before it is killed and reported as failed")
 	f.Bool("unsafe-no-fsync", false, "do not fsync the embedded store (tests and benchmarks only)")
 	_ = f.MarkHidden("unsafe-no-fsync")

@@ -29,9 +29,10 @@ import (
 
 // A receiver's tasks: the unit agent runs its unit's actions and juju exec commands one at a
 // time, between hooks and never during one; the machine agent runs juju exec commands on its
-// machine. Both learn of tasks by watching their queue, start each (pending → running), run
-// it and finish it with its status, message and results, as Juju 3.6's uniter and machine
-// actions worker do.
+// machine, side by side. Both learn of tasks by watching their queue, take the machine's
+// execution lock a task needs (execlock.go: not parallel, or in an execution group), start it
+// (pending → running), run it and finish it with its status, message and results, as Juju
+// 3.6's uniter and machine actions worker do.
 
 // Short names for the store's words.
 const (
@@ -353,6 +354,20 @@ func abortRequested(tasks []*pb.Task, id string) bool {
 	return true
 }
 
+// lock waits for the machine's execution lock name while task id is pending, and gives up
+// (errLockAbandoned) when the task leaves the queue (cancelled). changed reports whether the
+// queue changed meanwhile.
+func (q *taskQueue) lock(ctx context.Context, machineDir, name, id string) (release func(), changed bool, err error) {
+	abort, stop := q.watchAbort(ctx, id)
+	release, err = acquireLock(ctx, abort, machineDir, name)
+	return release, stop(), err
+}
+
+// lockFailure is the message of a task that could not take its lock, as Juju words it.
+func lockFailure(err error) string {
+	return fmt.Sprintf("could not acquire machine execution lock: %v", err)
+}
+
 // start moves a pending task to running. skip reports a task that is no longer pending
 // (cancelled meanwhile) or that the controller refuses: the agent leaves it and goes on.
 func (q *taskQueue) start(ctx context.Context, id string) (t *pb.Task, skip bool, err error) {
@@ -457,6 +472,23 @@ func (a *unitAgent) runTask(ctx context.Context, t *pb.Task, snap *snapshot) err
 		// As Juju does before running an action: one the unit's charm does not define (it
 		// changed since the task was queued), or params its schema refuses, is an error.
 		return a.finishTask(ctx, t, taskOutcome{status: state.TaskError, message: err.Error()})
+	}
+	if lock := unitTaskLock(t); lock != "" {
+		// The task waits, pending, for the lock; the unit waits with it, as Juju's uniter does.
+		// The lock is released once the task is finished, so that the next holder starts after.
+		release, changed, err := a.tasks.lock(ctx, machineDirOf(a.dir), lock, t.GetId())
+		if changed {
+			a.tasksDue = true
+		}
+		switch {
+		case errors.Is(err, errLockAbandoned):
+			return nil // cancelled meanwhile
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			return a.finishTask(ctx, t, taskOutcome{status: taskFailed, message: lockFailure(err)})
+		}
+		defer release()
 	}
 	started, skip, err := a.tasks.start(ctx, t.GetId())
 	if skip {
@@ -632,66 +664,214 @@ func asLines(b []byte) []byte {
 	return append(b, '\n')
 }
 
+// maxMachineTasks is how many exec commands a machine agent runs at once, as Juju's.
+const maxMachineTasks = 100
+
 // runTasks is the machine agent's task worker: it runs the juju exec commands queued for its
-// machine, one at a time, in the machine's directory, until ctx ends. A task that was running
-// when the agent stopped is failed, as Juju's machine actions worker does.
+// machine in the machine's directory, until ctx ends, as Juju's machine actions worker does:
+// side by side, each in its own goroutine, a command that is not parallel or that has an
+// execution group once it holds the machine's lock for it. A task that was running when the
+// agent stopped is failed.
 func (a *machineAgent) runTasks(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	changed, done, err := watchSignals(ctx, a.c, a.conf.Model, &pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
 	if err != nil {
 		return fmt.Errorf("watching tasks: %w", err)
 	}
-	q := &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID, changed: changed}
-	return follow(ctx, "machine "+a.conf.ID+" tasks", changed, done, func(ctx context.Context) error {
-		tasks, err := q.read(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+	// The queue's changes, and a task's retry, wake the dispatcher.
+	wake := make(chan struct{}, 1)
+	w := &machineTasks{a: a, q: &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID},
+		slots: make(chan struct{}, maxMachineTasks), running: map[string]*machineTask{},
+		taken: map[string]bool{}, tails: map[string]chan struct{}{},
+		wake: func() {
+			select {
+			case wake <- struct{}{}:
+			default:
 			}
-			return fmt.Errorf("reading tasks: %w", err)
-		}
-		for _, t := range tasks {
-			if err := a.runTask(ctx, q, t); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
+		}}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-changed:
+				w.wake()
 			}
 		}
-		return nil
-	})
+	}()
+	err = follow(ctx, "machine "+a.conf.ID+" tasks", wake, done, w.dispatch)
+	// The agent restarts: its running commands are killed and stay running, and the next
+	// agent fails them, as when the agent stops.
+	stop()
+	w.wg.Wait()
+	return err
 }
 
-func (a *machineAgent) runTask(ctx context.Context, q *taskQueue, t *pb.Task) error {
-	var out taskOutcome
-	switch t.GetStatus() {
-	case taskRunning, taskAborting:
-		out = taskOutcome{status: taskFailed, message: "action cancelled"}
-	case taskPending:
-		started, skip, err := q.start(ctx, t.GetId())
-		if skip {
+// machineTasks is the machine agent's tasks in hand. Only dispatch, in the worker's one
+// loop, reads the queue: it starts the new tasks and tells running ones they were cancelled.
+type machineTasks struct {
+	a     *machineAgent
+	q     *taskQueue
+	slots chan struct{}
+	wake  func()
+	wg    sync.WaitGroup
+
+	mu sync.Mutex
+	// running are the tasks whose goroutine has not ended, by id; taken the ids this agent has
+	// dealt with (started, or failed as left running) until they leave the queue; tails the
+	// last task given each lock, which the next one waits for.
+	running map[string]*machineTask
+	taken   map[string]bool
+	tails   map[string]chan struct{}
+}
+
+// machineTask is one task in hand: abort is closed when it is cancelled.
+type machineTask struct {
+	abort     chan struct{}
+	abortOnce sync.Once
+}
+
+func (t *machineTask) cancel() { t.abortOnce.Do(func() { close(t.abort) }) }
+
+// dispatch reads the queue once and acts on it.
+func (w *machineTasks) dispatch(ctx context.Context) error {
+	tasks, err := w.q.read(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("starting task %s: %w", t.GetId(), err)
-		}
-		run, err := newTaskRun(started)
-		if err != nil {
-			out = taskOutcome{status: taskFailed, message: err.Error()}
-			break
-		}
-		abort, stop := q.watchAbort(ctx, run.id)
-		out = a.execCommand(ctx, run, abort)
-		stop()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-	default:
-		return nil
+		return fmt.Errorf("reading tasks: %w", err)
 	}
-	if _, err := q.finish(ctx, t.GetId(), out); err != nil {
-		return err
+	queued := map[string]bool{}
+	for _, t := range tasks {
+		queued[t.GetId()] = true
+	}
+	var left []*pb.Task
+	w.mu.Lock()
+	for id, r := range w.running {
+		if abortRequested(tasks, id) {
+			r.cancel()
+		}
+	}
+	for id := range w.taken {
+		if !queued[id] && w.running[id] == nil {
+			delete(w.taken, id) // finished: ids are never reused
+		}
+	}
+	for _, t := range tasks {
+		if w.taken[t.GetId()] {
+			continue
+		}
+		w.taken[t.GetId()] = true
+		switch t.GetStatus() {
+		case taskPending:
+			w.start(ctx, t)
+		case taskRunning, taskAborting:
+			left = append(left, t)
+		}
+	}
+	w.mu.Unlock()
+	// Tasks a stopped agent left running fail, as Juju's worker fails them when it starts:
+	// running an arbitrary command twice could do harm.
+	for _, t := range left {
+		if _, err := w.q.finish(ctx, t.GetId(), taskOutcome{status: taskFailed, message: "action cancelled"}); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// start runs a pending task in a goroutine of its own, behind the previous task given the
+// same lock (w.mu held).
+func (w *machineTasks) start(ctx context.Context, t *pb.Task) {
+	r := &machineTask{abort: make(chan struct{})}
+	w.running[t.GetId()] = r
+	lock := machineTaskLock(t)
+	var prev, mine chan struct{}
+	if lock != "" {
+		prev, mine = w.tails[lock], make(chan struct{})
+		w.tails[lock] = mine
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		err := w.run(ctx, t, r, lock, prev)
+		w.ended(t.GetId(), lock, mine, err != nil && ctx.Err() == nil)
+	}()
+}
+
+// ended forgets a task whose goroutine ends. One that the controller could not be told about
+// (unreachable) is dealt with again by a later read: started again while pending, failed
+// when left running, as after a restart of the agent, but without stopping the other tasks.
+func (w *machineTasks) ended(id, lock string, mine chan struct{}, retry bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.running, id)
+	if retry {
+		delete(w.taken, id)
+		time.AfterFunc(monitorRetry, w.wake)
+	}
+	if mine != nil {
+		close(mine)
+		if w.tails[lock] == mine {
+			delete(w.tails, lock)
+		}
+	}
+}
+
+// run waits for the task's turn and lock, then runs it. The lock is released once the task is
+// finished, so that the next holder starts after.
+func (w *machineTasks) run(ctx context.Context, t *pb.Task, r *machineTask, lock string, prev <-chan struct{}) error {
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if lock != "" {
+		release, err := acquireLock(ctx, r.abort, w.a.dir, lock)
+		switch {
+		case errors.Is(err, errLockAbandoned):
+			return nil // cancelled while pending: the controller finished it
+		case err != nil && ctx.Err() == nil:
+			_, err = w.q.finish(ctx, t.GetId(), taskOutcome{status: taskFailed, message: lockFailure(err)})
+			return err
+		case err != nil:
+			return err
+		}
+		defer release()
+	}
+	select {
+	case w.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-w.slots }()
+	return w.a.runTask(ctx, w.q, t, r.abort)
+}
+
+// runTask starts a pending task, runs it and records how it ended.
+func (a *machineAgent) runTask(ctx context.Context, q *taskQueue, t *pb.Task, abort <-chan struct{}) error {
+	started, skip, err := q.start(ctx, t.GetId())
+	if skip {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("starting task %s: %w", t.GetId(), err)
+	}
+	var out taskOutcome
+	if run, err := newTaskRun(started); err != nil {
+		out = taskOutcome{status: taskFailed, message: err.Error()}
+	} else {
+		out = a.execCommand(ctx, run, abort)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // the task stays running: the next agent fails it
+	}
+	_, err = q.finish(ctx, t.GetId(), out)
+	return err
 }
 
 // execCommand runs a juju exec command on the machine, as Juju's machine actions worker does:

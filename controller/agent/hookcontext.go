@@ -275,13 +275,11 @@ func (c *hookContext) OpenedPorts(ctx context.Context) ([]string, error) {
 	return c.a.c.SetUnitPorts(ctx, c.a.conf.Model, c.a.conf.ID, nil, nil)
 }
 
-// IsLeader claims (or extends) the lease, so a true answer holds for the lease's duration.
+// IsLeader is true only while the unit is sure to lead for half the lease more (30 s by
+// default, Juju's promise); it asks the controller only when that is not known already
+// (leadership.go).
 func (c *hookContext) IsLeader(ctx context.Context) (bool, error) {
-	resp, err := c.a.c.ClaimLeadership(ctx, c.a.conf.Model, c.a.conf.ID, leaseSeconds)
-	if err != nil {
-		return false, err
-	}
-	return resp.Held, nil
+	return c.a.lead.isLeader(ctx)
 }
 
 func (c *hookContext) LeaderGet(ctx context.Context) (map[string]string, error) {
@@ -292,8 +290,21 @@ func (c *hookContext) LeaderGet(ctx context.Context) (map[string]string, error) 
 	return resp.GetSettings(), nil
 }
 
+// LeaderSet checks leadership first, as Juju does, and the controller checks it again against
+// the live lease in the write's transaction. The refusals are in Juju's words.
 func (c *hookContext) LeaderSet(ctx context.Context, values map[string]string) error {
-	return c.a.c.SetLeaderSettings(ctx, c.a.conf.Model, c.a.conf.ID, values)
+	const prefix = "cannot write leadership settings: cannot write settings"
+	leader, err := c.a.lead.isLeader(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	if !leader {
+		return errors.New(prefix + ": not the leader")
+	}
+	if err := c.a.c.SetLeaderSettings(ctx, c.a.conf.Model, c.a.conf.ID, values); err != nil {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	return nil
 }
 
 func (c *hookContext) GoalState(ctx context.Context) (*hooktool.GoalState, error) {
@@ -320,6 +331,22 @@ func (c *hookContext) GoalState(ctx context.Context) (*hooktool.GoalState, error
 		gs.Relations[ep] = members
 	}
 	return gs, nil
+}
+
+// CloudSpec asks the controller at each call, so that a juju trust (or trust --remove) made
+// while the hook runs counts at once, as in Juju.
+func (c *hookContext) CloudSpec(ctx context.Context) (*hooktool.CloudSpec, error) {
+	spec, err := c.a.c.CloudSpec(ctx, c.a.conf.Model, c.a.conf.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &hooktool.CloudSpec{Type: spec.GetType(), Name: spec.GetName(), Region: spec.GetRegion(),
+		Endpoint: spec.GetEndpoint(), IdentityEndpoint: spec.GetIdentityEndpoint(), StorageEndpoint: spec.GetStorageEndpoint(),
+		CACertificates: spec.GetCaCertificates(), SkipTLSVerify: spec.GetSkipTlsVerify(), IsControllerCloud: spec.GetIsControllerCloud()}
+	if cred := spec.GetCredential(); cred != nil {
+		out.Credential = &hooktool.CloudCredential{AuthType: cred.GetAuthType(), Attributes: cred.GetAttrs(), Redacted: cred.GetRedacted()}
+	}
+	return out, nil
 }
 
 func (c *hookContext) CharmState(ctx context.Context) (map[string]string, error) {

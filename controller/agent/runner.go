@@ -24,6 +24,9 @@ type Runner struct {
 	mu     sync.Mutex
 	agents map[string]context.CancelFunc
 	wg     sync.WaitGroup
+	// leases extends the leadership leases of the runner's leading units, apart from their
+	// hooks (leadership.go).
+	leases *leaseKeeper
 }
 
 // RunnerConfig is what unit agents need to run hooks.
@@ -33,6 +36,9 @@ type RunnerConfig struct {
 	ToolsBinary string
 	// HookTimeout is how long a hook may run (DefaultHookTimeout when zero).
 	HookTimeout time.Duration
+	// LeaseDuration is how long a leadership claim holds (DefaultLeaseDuration when zero;
+	// the controller takes 2 s to 5 min). is-leader promises half of it; tests shorten it.
+	LeaseDuration time.Duration
 }
 
 // NewRunner returns a runner whose agents stop when ctx ends.
@@ -40,7 +46,12 @@ func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger, cfg
 	if cfg.HookTimeout <= 0 {
 		cfg.HookTimeout = DefaultHookTimeout
 	}
-	return &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = DefaultLeaseDuration
+	}
+	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}, leases: newLeaseKeeper()}
+	r.wg.Go(func() { r.leases.run(ctx) })
+	return r
 }
 
 // StartMachineAgent starts the machine agent configured in dir, unless it runs already.

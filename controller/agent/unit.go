@@ -25,9 +25,6 @@ import (
 	"github.com/jujuclone/juju/core/status"
 )
 
-// leaseSeconds is how long a leadership claim holds; the leader extends it every third of that.
-const leaseSeconds = 30
-
 // unitAgent runs one unit (L-S unit agent): it runs the charm's hooks one at a time (install,
 // leader-elected, config-changed, start; relation hooks as scopes change; the departing
 // sequence, stop and remove when dying), enters and leaves relation scopes, deploys and removes
@@ -52,8 +49,10 @@ type unitAgent struct {
 	st        *uniterState
 	workload  *pb.StatusInfo
 	principal string
-	leader    bool
-	claimed   time.Time // when the lease was last claimed or extended
+	// lead is the unit's leadership, extended by the runner's lease keeper whatever runs;
+	// leader is what the pass's snapshot says of it.
+	lead   *leadership
+	leader bool
 	// executing: the agent status says a hook runs; idle is due when the pass ends.
 	executing bool
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
@@ -99,7 +98,8 @@ type unitAgent struct {
 
 func newUnitAgent(r *Runner, dir string, conf Conf, c *client.Client) *unitAgent {
 	return &unitAgent{dir: dir, conf: conf, c: c, hookTimeout: r.cfg.HookTimeout, toolsBinary: r.cfg.ToolsBinary,
-		subs: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "subordinates")}}
+		subs: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "subordinates")},
+		lead: newLeadership(r.leases, c, conf.Model, conf.ID, r.cfg.LeaseDuration)}
 }
 
 func (a *unitAgent) charmDir() string { return filepath.Join(a.dir, "charm") }
@@ -110,6 +110,7 @@ func (a *unitAgent) run(ctx context.Context) error {
 		return err
 	}
 	defer a.teardown()
+	defer a.lead.stop()
 	app, _ := names.UnitApplication(a.conf.ID)
 	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
 		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID},
@@ -133,8 +134,6 @@ func (a *unitAgent) run(ctx context.Context) error {
 	a.tasksDue = true // the first read also fails what a stopped agent left running
 	defer a.stopSubWatch()
 	defer a.stopRelWatch()
-	lease := time.NewTicker(leaseSeconds * time.Second / 3)
-	defer lease.Stop()
 	// update-status runs on the model's interval, only for a charm that has the hook (a charm
 	// without it costs no wake-ups). The timer is reset when the interval changes, its first
 	// run at a random point of the interval's second half: units deployed together would
@@ -187,10 +186,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 		case <-changed:
 		case <-a.subChanged:
 		case <-a.relChanged:
-		case <-lease.C:
-			if !a.leader {
-				continue
-			}
+		case <-a.lead.changed:
+			// Leadership came (is-leader claimed it in a hook) or went (the lease could not be
+			// extended, or the controller gave it up for a unit that is not alive).
 		case <-updateStatus.C:
 			a.updateStatusDue = true
 			updateStatus.Reset(a.updateInterval)
@@ -362,6 +360,7 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 		return nil, errStop // L-U3: its deployer recalls and removes it
 	}
 	a.principal = u.Principal
+	readAt := a.lead.now()
 	app, err := a.c.GetApplication(ctx, a.conf.Model, u.Application)
 	if err != nil && !errors.Is(err, apierr.NotFound) {
 		return nil, fmt.Errorf("unit %s: reading application: %w", a.conf.ID, err)
@@ -378,23 +377,30 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
 	}
-	// Claim when nobody leads; as the leader, extend only once a quarter of the lease has gone
-	// (the lease ticker wakes the agent every third), not on every wake-up.
-	renew := app != nil && app.Leader == a.conf.ID && (!a.leader || time.Since(a.claimed) >= leaseSeconds*time.Second/4)
-	if u.Life == string(life.Alive) && app != nil && (app.Leader == "" || renew) {
-		a.claimed = time.Now()
-		resp, err := a.c.ClaimLeadership(ctx, a.conf.Model, a.conf.ID, leaseSeconds)
-		if err != nil && !errors.Is(err, apierr.NotAlive) {
-			return nil, fmt.Errorf("unit %s: claiming leadership: %w", a.conf.ID, err)
-		}
-		held := err == nil && resp.Held
-		if held && !a.leader {
-			a.log.write("INFO", "juju.worker.uniter", "this unit is now the leader of "+u.Application)
-		}
-		a.leader = held
-	} else {
-		a.leader = app != nil && app.Leader == a.conf.ID
+	// Claim when nobody leads; as the leader, ask the controller only when the lease keeper
+	// has not extended the lease in time (or this agent just started). A unit that is not alive
+	// gives its leadership up at once, so that an alive one takes over. Who leads according
+	// to a read that started before the unit's last claim says nothing of that claim.
+	alive := u.Life == string(life.Alive)
+	switch {
+	case app != nil && app.Leader == a.conf.ID && !alive:
+		err = a.lead.claim(ctx)
+	case app != nil && app.Leader == a.conf.ID:
+		err = a.lead.ensure(ctx)
+	case app != nil && app.Leader == "" && alive:
+		a.lead.observe(readAt)
+		err = a.lead.ensure(ctx)
+	default:
+		a.lead.observe(readAt)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("unit %s: claiming leadership: %w", a.conf.ID, err)
+	}
+	held := a.lead.leading()
+	if held && !a.leader {
+		a.log.write("INFO", "juju.worker.uniter", "this unit is now the leader of "+u.Application)
+	}
+	a.leader = held
 	if !a.leader && a.st.LeaderElected {
 		a.mu.Lock()
 		a.st.LeaderElected = false // a later term runs leader-elected again

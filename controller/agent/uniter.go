@@ -36,8 +36,11 @@ type hookSpec struct {
 	RemoteUnit string `json:"remote-unit,omitempty"`
 	// Revision: the member's settings revision (changed), the leader settings revision
 	// (leader-settings-changed).
-	Revision   int64  `json:"revision,omitempty"`
+	Revision int64 `json:"revision,omitempty"`
+	// ConfigHash and Trust: the config and trust (Juju's application config) a config-changed
+	// hook saw.
 	ConfigHash string `json:"config-hash,omitempty"`
+	Trust      bool   `json:"trust,omitempty"`
 	// Endpoint and the remote side, for the hook's name and the failure message.
 	Endpoint       string `json:"endpoint,omitempty"`
 	RemoteApp      string `json:"remote-application,omitempty"`
@@ -155,8 +158,9 @@ func nextStep(st *uniterState, s *snapshot) *step {
 	switch hash := configHash(s.app.GetConfigJson()); {
 	case s.leader && !st.LeaderElected && !dying:
 		return &step{hook: &hookSpec{Kind: hookLeaderElected}}
-	case st.ConfigHash != hash && !dying:
-		return &step{hook: &hookSpec{Kind: hookConfigChanged, ConfigHash: hash}}
+	case (st.ConfigHash != hash || st.Trust != s.app.GetTrust()) && !dying:
+		// As in Juju, trust is application config: changing it runs config-changed too.
+		return &step{hook: &hookSpec{Kind: hookConfigChanged, ConfigHash: hash, Trust: s.app.GetTrust()}}
 	case !st.Started && !dying:
 		return &step{hook: &hookSpec{Kind: hookStart}}
 	}
@@ -315,7 +319,7 @@ func (st *uniterState) commit(h *hookSpec) {
 	case hookLeaderElected:
 		st.LeaderElected = true
 	case hookConfigChanged:
-		st.ConfigHash = h.ConfigHash
+		st.ConfigHash, st.Trust = h.ConfigHash, h.Trust
 	case hookStart:
 		st.Started = true
 	case hookStop:

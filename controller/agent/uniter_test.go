@@ -85,6 +85,34 @@ func TestStartHooksInOrder(t *testing.T) {
 	expectSteps(t, drive(t, st, s), "leader-settings-changed")
 }
 
+// Trust is Juju's application config: a change of it runs config-changed, as a change of the
+// charm's config does; the same trust again runs nothing, and neither does a dying unit.
+func TestTrustChangeRunsConfigChanged(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.app.Trust = true // deploy --trust: the first config-changed sees it
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	if !st.Trust {
+		t.Fatal("the record does not hold the trust config-changed saw")
+	}
+	expectSteps(t, drive(t, st, s))
+	s.app.Trust = false
+	expectSteps(t, drive(t, st, s), "config-changed")
+	expectSteps(t, drive(t, st, s))
+	s.app.Trust = true
+	expectSteps(t, drive(t, st, s), "config-changed")
+	// A record from before trust counted (false) sees an untrusted application unchanged.
+	st = fresh()
+	s = unitSnapshot("alive")
+	drive(t, st, s)
+	if st.Trust {
+		t.Fatal("untrusted application recorded as trusted")
+	}
+	s.unit.Life = "dying"
+	s.app.Trust = true
+	expectSteps(t, drive(t, st, s), "stop", "remove")
+}
+
 // Seed 004 and L-R2: joined then changed for each counterpart; changed again when its settings
 // change; departed when it leaves.
 func TestRelationJoinedChangedDeparted_LR2(t *testing.T) {

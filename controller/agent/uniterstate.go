@@ -23,6 +23,9 @@ type uniterState struct {
 	Started       bool   `json:"started,omitempty"`
 	Stopped       bool   `json:"stopped,omitempty"`
 	Removed       bool   `json:"removed,omitempty"`
+	// Trust is the application's trust (juju trust) the last config-changed saw. Records older
+	// than it say false: a trusted application's units then run config-changed once more.
+	Trust bool `json:"trust,omitempty"`
 	// LeaderSettings is the leader settings revision the last leader-settings-changed saw.
 	LeaderSettings int64 `json:"leader-settings,omitempty"`
 	// CharmStatus: the charm has set its workload status (status-set) at least once, so the

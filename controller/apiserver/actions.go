@@ -51,7 +51,8 @@ func (s *actionServer) Enqueue(ctx context.Context, req *pb.EnqueueRequest) (*pb
 	}
 	info, err := s.st.Enqueue(ctx, m.Uuid, state.EnqueueArgs{
 		Receivers: req.Receivers, Action: req.Action, Command: req.Command, ParamsJSON: req.ParamsJson,
-		ExecTimeout: time.Duration(req.ExecTimeoutSeconds) * time.Second, Parallel: req.Parallel,
+		ExecTimeout: time.Duration(req.ExecTimeoutSeconds) * time.Second,
+		Parallel:    req.Parallel, ExecutionGroup: req.ExecutionGroup,
 	})
 	if err != nil {
 		return nil, err
@@ -219,6 +220,7 @@ func taskPB(t *storepb.Task, full bool) *pb.Task {
 	out := &pb.Task{
 		Id: t.Id, OperationId: t.OperationId, Receiver: t.Receiver, Action: t.Action, ParamsJson: t.ParamsJson,
 		Status: t.Status, Message: t.Message, Enqueued: t.Enqueued, Started: t.Started, Completed: t.Completed,
+		Parallel: t.Parallel, ExecutionGroup: t.ExecutionGroup,
 	}
 	if full {
 		out.ResultsJson = t.ResultsJson

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -279,12 +281,17 @@ func TestTaskAuthorization(t *testing.T) {
 	}
 
 	// exec on a machine is its machine agent's.
-	ex, err := env.admin.Enqueue(ctx, &pb.EnqueueRequest{Model: "default", Receivers: []string{u0.MachineId}, Command: "hostname", ExecTimeoutSeconds: 10})
+	// Its parallel and execution group reach the agent, which takes the lock they name.
+	ex, err := env.admin.Enqueue(ctx, &pb.EnqueueRequest{Model: "default", Receivers: []string{u0.MachineId}, Command: "hostname",
+		ExecTimeoutSeconds: 10, Parallel: proto.Bool(false), ExecutionGroup: proto.String("db-ops")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(ex.Tasks[0].ParamsJson) != `{"command":"hostname","timeout":10000000000}` {
-		t.Fatalf("exec params %s", ex.Tasks[0].ParamsJson)
+	if string(ex.Tasks[0].ParamsJson) != `{"command":"hostname","timeout":10000000000}` || ex.Tasks[0].Parallel || ex.Tasks[0].ExecutionGroup != "db-ops" {
+		t.Fatalf("exec task %v", ex.Tasks[0])
+	}
+	if queue, err := machine.ReceiverTasks(ctx, env.model, u0.MachineId); err != nil || len(queue) != 1 || queue[0].Parallel || queue[0].ExecutionGroup != "db-ops" {
+		t.Fatalf("machine queue %v %v", queue, err)
 	}
 	_, err = mine.StartTask(ctx, env.model, u0.MachineId, ex.Tasks[0].Id)
 	denied("unit agent starts its machine's task", err)

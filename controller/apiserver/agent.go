@@ -109,7 +109,7 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
 		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision, CharmUrl: app.CharmUrl,
 		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second),
-		ModelConfig: modelconfig.Effective(app.ModelConfig)}, nil
+		ModelConfig: modelconfig.Effective(app.ModelConfig), Trust: app.Trust}, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {
@@ -294,8 +294,11 @@ func (s *agentServer) SetUnitStatus(ctx context.Context, req *pb.SetUnitStatusRe
 }
 
 func (s *agentServer) GetCharmArchive(ctx context.Context, req *pb.CharmRef) (*pb.CharmArchive, error) {
-	uuid, _, err := s.agentModel(ctx, req.Model)
+	uuid, e, err := s.agentModel(ctx, req.Model)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.mayDownloadCharm(ctx, uuid, e, req.Url); err != nil {
 		return nil, err
 	}
 	data, err := s.st.CharmArchive(ctx, uuid, req.Url)

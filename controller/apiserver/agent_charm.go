@@ -9,7 +9,7 @@ import (
 )
 
 // What a unit's charm reads of the model beyond its relations (status-get --application,
-// goal-state) and the state it keeps in the controller (state-get, state-set).
+// goal-state, credential-get) and the state it keeps in the controller (state-get, state-set).
 
 func (s *agentServer) ApplicationStatus(ctx context.Context, req *pb.AgentEntity) (*pb.ApplicationStatusResponse, error) {
 	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
@@ -84,4 +84,20 @@ func (s *agentServer) GoalState(ctx context.Context, req *pb.AgentEntity) (*pb.G
 		resp.Relations[ep] = r
 	}
 	return resp, nil
+}
+
+// GetCloudSpec answers credential-get: the model's cloud, for a unit of a trusted application.
+func (s *agentServer) GetCloudSpec(ctx context.Context, req *pb.AgentEntity) (*pb.CloudSpec, error) {
+	uuid, err := s.ownUnit(ctx, req.Model, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	app, _ := names.UnitApplication(req.Id) // ownUnit checked the name
+	spec, err := s.st.TrustedCloudSpec(ctx, uuid, app)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.CloudSpec{Type: spec.Type, Name: spec.Name, Region: spec.Region, Endpoint: spec.Endpoint,
+		Credential:        &pb.CloudCredential{AuthType: spec.AuthType, Attrs: spec.Attributes},
+		IsControllerCloud: spec.Name == s.cfg.Cloud}, nil
 }

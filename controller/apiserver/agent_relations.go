@@ -15,12 +15,14 @@ import (
 // Relation data and leadership for unit agents' hook tools (relation-get/-set, is-leader,
 // leader-get/-set, status-set --application). A unit agent acts only for its own unit.
 
-// Leadership lease bounds: short enough that a dead leader is replaced soon, long enough that
-// an agent extending it every half lease does not hammer the store.
+// Leadership lease bounds. A lease is extended by its holder's agent three or four times per
+// lease (controller/agent/leadership.go), so even the shortest (which tests use, to run in
+// seconds) costs the store little; the longest keeps a dead leader replaced within minutes.
+// The default is Juju's: 60 s, so that is-leader can promise 30 s.
 const (
-	minLeaseSeconds     = 5
+	minLeaseSeconds     = 2
 	maxLeaseSeconds     = 300
-	defaultLeaseSeconds = 30
+	defaultLeaseSeconds = 60
 )
 
 // relationOf reads a relation whose endpoints include unit's application.
@@ -182,11 +184,11 @@ func (s *agentServer) ClaimLeadership(ctx context.Context, req *pb.ClaimLeadersh
 		ttl = defaultLeaseSeconds
 	}
 	ttl = min(max(ttl, minLeaseSeconds), maxLeaseSeconds)
-	held, leader, err := s.st.ClaimLeadership(ctx, uuid, req.Unit, ttl)
+	claim, err := s.st.ClaimLeadership(ctx, uuid, req.Unit, ttl)
 	if err != nil {
 		return nil, err
 	}
-	return &pb.ClaimLeadershipResponse{Held: held, Leader: leader}, nil
+	return &pb.ClaimLeadershipResponse{Held: claim.Held, Leader: claim.Leader, TtlSeconds: claim.TTL}, nil
 }
 
 func (s *agentServer) LeaderSettings(ctx context.Context, req *pb.AgentEntity) (*pb.LeaderSettingsResponse, error) {

@@ -163,7 +163,7 @@ func TestAgentLeadership(t *testing.T) {
 	wantErr(t, "claiming for another unit", err, apierr.PermissionDenied)
 	// A tiny ttl is clamped: leadership must not flap.
 	resp, err := wp0.ClaimLeadership(ctx, "", "wordpress/0", 1)
-	if err != nil || !resp.Held || resp.Leader != "wordpress/0" {
+	if err != nil || !resp.Held || resp.Leader != "wordpress/0" || resp.TtlSeconds != minLeaseSeconds {
 		t.Fatalf("claim: %v %v", resp, err)
 	}
 	kv, err := env.st.Client().Get(ctx, state.ModelPrefix(env.model)+"leases/wordpress")
@@ -272,7 +272,7 @@ func TestAgentWatchesRelationDataAndLeadership(t *testing.T) {
 			return err
 		}, dbID},
 		{state.KindLeadership, "wordpress", func() error {
-			_, _, err := env.st.ClaimLeadership(ctx, env.model, "wordpress/1", 30)
+			_, err := env.st.ClaimLeadership(ctx, env.model, "wordpress/1", 30)
 			return err
 		}, "wordpress"},
 		{state.KindLeaderSettings, "wordpress", func() error {

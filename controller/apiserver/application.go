@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -36,10 +35,9 @@ func (s *applicationServer) UploadCharm(ctx context.Context, req *pb.UploadCharm
 	return &pb.UploadCharmResponse{Url: ch.Url, Revision: ch.Revision}, nil
 }
 
+// Deploy creates the application with its units and their machines in one transaction
+// (state.AddApplication): a refused deploy leaves nothing behind.
 func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (*pb.DeployResponse, error) {
-	if req.NumUnits < 0 {
-		return nil, apierr.Errorf(apierr.NotValid, "--num-units must be a positive integer")
-	}
 	m, err := s.model(ctx, req.Model)
 	if err != nil {
 		return nil, err
@@ -47,12 +45,6 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	b := ""
 	if req.Base != nil {
 		b = req.Base.Name + "@" + req.Base.Channel
-	}
-	// Placements the local provider can never honour are refused before the application exists.
-	for _, p := range placements(req.Placement) {
-		if err := state.CheckPlacement(p); err != nil {
-			return nil, fmt.Errorf("cannot add application %q: %w", req.Application, err)
-		}
 	}
 	// As in Juju, --config may set the application config option trust as well as the charm's.
 	values, trust, _, err := state.SplitTrust(req.Config)
@@ -64,19 +56,14 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	if err != nil {
 		return nil, err
 	}
-	app, err := s.st.Deploy(ctx, m.Uuid, state.DeployArgs{
+	_, units, err := s.st.AddApplication(ctx, m.Uuid, state.DeployArgs{
 		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
-		Config: config, Trust: req.Trust || trust, NumUnits: int(req.NumUnits), Placement: len(req.Placement) > 0,
+		Config: config, Trust: req.Trust || trust, NumUnits: int(req.NumUnits), Placements: placements(req.Placement),
 	})
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.DeployResponse{}
-	if app.Subordinate || req.NumUnits == 0 {
-		return resp, nil
-	}
-	resp.Units, err = s.st.AddUnits(ctx, m.Uuid, req.Application, int(req.NumUnits), placements(req.Placement))
-	return resp, err
+	return &pb.DeployResponse{Units: units}, nil
 }
 
 func (s *applicationServer) AddUnits(ctx context.Context, req *pb.AddUnitsRequest) (*pb.AddUnitsResponse, error) {
@@ -91,7 +78,10 @@ func (s *applicationServer) AddUnits(ctx context.Context, req *pb.AddUnitsReques
 		return nil, err
 	}
 	units, err := s.st.AddUnits(ctx, m.Uuid, req.Application, int(req.NumUnits), placements(req.Placement))
-	return &pb.AddUnitsResponse{Units: units}, err
+	if err != nil {
+		return nil, err
+	}
+	return &pb.AddUnitsResponse{Units: units}, nil
 }
 
 func (s *applicationServer) GetConstraints(ctx context.Context, req *pb.ApplicationRef) (*pb.Constraints, error) {

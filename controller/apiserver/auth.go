@@ -3,12 +3,16 @@ package apiserver
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/controller/state"
@@ -43,11 +47,13 @@ func entityFrom(ctx context.Context) Entity {
 }
 
 // authenticator checks credentials against the store, caching stored hashes briefly so an agent's
-// calls do not each cost a store read.
+// calls do not each cost a store read. Failed logins are logged and throttled (throttle.go).
 type authenticator struct {
-	st    *state.State
-	mu    sync.Mutex
-	cache map[string]cachedHash
+	st       *state.State
+	log      *slog.Logger
+	throttle *loginThrottle
+	mu       sync.Mutex
+	cache    map[string]cachedHash
 }
 
 type cachedHash struct {
@@ -88,52 +94,100 @@ func (a *authenticator) authenticate(ctx context.Context) (Entity, error) {
 	if tag == "" || password == "" {
 		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "no credentials provided")
 	}
+	var addr net.Addr
+	source := "unknown"
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		addr, source = p.Addr, p.Addr.String()
+	}
+	key := throttleKeyFor(addr, tag)
+	// A throttled caller is refused before its password is looked at, so waiting out the
+	// lockout is the only way to make another guess.
+	wait, known := a.throttle.wait(key)
+	if wait > 0 {
+		retry := (wait + time.Second - 1).Truncate(time.Second) // whole seconds, rounded up
+		return Entity{}, apierr.Errorf(apierr.Throttled, "too many failed logins of %s from %s, retry in %s", key.tag, key.source, retry)
+	}
 	kind, id, ok := parseTag(tag)
 	if !ok || (kind == "user" && tag != AdminTag) || (kind != "user" && model == "") {
-		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "invalid entity name or password")
+		return Entity{}, a.failed(key, source, model, "invalid entity name")
 	}
-	stored, err := a.storedHash(ctx, kind, id, model)
-	if err != nil || stored == "" ||
-		subtle.ConstantTimeCompare([]byte(stored), []byte(state.HashPassword(password))) != 1 {
-		return Entity{}, apierr.Errorf(apierr.Unauthenticated, "invalid entity name or password")
+	hashed := state.HashPassword(password)
+	matches := func(stored string) bool {
+		return stored != "" && subtle.ConstantTimeCompare([]byte(stored), []byte(hashed)) == 1
+	}
+	stored, cached, err := a.storedHash(ctx, kind, id, model, false)
+	if err == nil && !matches(stored) && cached {
+		// The cached hash may predate a new credential (a redeployed unit): ask the store.
+		stored, _, err = a.storedHash(ctx, kind, id, model, true)
+	}
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return Entity{}, err
+	case err != nil && !errors.Is(err, apierr.NotFound) && !errors.Is(err, apierr.NotValid):
+		// The store could not answer: not the caller's failure, so not counted against it.
+		a.log.Warn("cannot check a login", "source", source, "user", key.tag, "err", err)
+		return Entity{}, apierr.Errorf(apierr.Unavailable, "the controller cannot check credentials now: its store does not answer")
+	case err != nil:
+		return Entity{}, a.failed(key, source, model, "unknown entity")
+	case !matches(stored):
+		return Entity{}, a.failed(key, source, model, "wrong password")
+	}
+	if known {
+		a.throttle.succeeded(key) // the common case, an agent's call, takes one lock, not two
 	}
 	return Entity{Tag: tag, Kind: kind, ID: id, Model: model}, nil
 }
 
-func (a *authenticator) storedHash(ctx context.Context, kind, id, model string) (string, error) {
+// failed counts a failed login against its key and logs it (never the password), with the
+// lockout it starts.
+func (a *authenticator) failed(key throttleKey, source, model, reason string) error {
+	failures, lockout := a.throttle.failed(key)
+	attrs := []any{"source", source, "user", key.tag, "reason", reason, "failures", failures}
+	if model != "" {
+		attrs = append(attrs, "model", model)
+	}
+	if lockout > 0 {
+		attrs = append(attrs, "refused-for", lockout)
+	}
+	a.log.Warn("failed login", attrs...)
+	return apierr.Errorf(apierr.Unauthenticated, "invalid entity name or password")
+}
+
+func (a *authenticator) storedHash(ctx context.Context, kind, id, model string, fresh bool) (hash string, cached bool, err error) {
 	key := kind + "|" + id + "|" + model
 	now := time.Now()
-	a.mu.Lock()
-	c, ok := a.cache[key]
-	a.mu.Unlock()
-	if ok && now.Before(c.expires) {
-		return c.hash, nil
+	if !fresh {
+		a.mu.Lock()
+		c, ok := a.cache[key]
+		a.mu.Unlock()
+		if ok && now.Before(c.expires) {
+			return c.hash, true, nil
+		}
 	}
-	var hash string
 	switch kind {
 	case "user":
 		ctrl, err := a.st.Controller(ctx)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		hash = ctrl.AdminPasswordHash
 	case "machine":
 		m, err := a.st.Machine(ctx, model, id)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		hash = m.PasswordHash
 	case "unit":
 		u, err := a.st.Unit(ctx, model, id)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		hash = u.PasswordHash
 	}
 	a.mu.Lock()
 	a.cache[key] = cachedHash{hash: hash, expires: now.Add(authCacheTTL)}
 	a.mu.Unlock()
-	return hash, nil
+	return hash, false, nil
 }
 
 // forgetRemoved drops the cached credential of every removed machine or unit, so a removed

@@ -31,9 +31,13 @@ func (s *controllerServer) ListModels(ctx context.Context, _ *pb.ListModelsReque
 	if err != nil {
 		return nil, err
 	}
+	defaults, err := s.st.ModelDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
 	resp := &pb.ListModelsResponse{}
 	for _, m := range models {
-		v := modelView(m.Model)
+		v := modelView(m.Model, defaults)
 		v.MachineCount, v.UnitCount, v.ApplicationCount = int32(m.Machines), int32(m.Units), int32(m.Applications)
 		resp.Models = append(resp.Models, v)
 	}
@@ -52,7 +56,7 @@ func (s *controllerServer) AddModel(ctx context.Context, req *pb.AddModelRequest
 	if err != nil {
 		return nil, err
 	}
-	return modelView(m), nil
+	return s.modelView(ctx, m)
 }
 
 func (s *controllerServer) GetModel(ctx context.Context, req *pb.ModelRef) (*pb.Model, error) {
@@ -60,7 +64,7 @@ func (s *controllerServer) GetModel(ctx context.Context, req *pb.ModelRef) (*pb.
 	if err != nil {
 		return nil, err
 	}
-	return modelView(m), nil
+	return s.modelView(ctx, m)
 }
 
 func (s *controllerServer) GetModelConstraints(ctx context.Context, req *pb.ModelRef) (*pb.Constraints, error) {
@@ -87,8 +91,12 @@ func (s *controllerServer) GetModelConfig(ctx context.Context, req *pb.ModelRef)
 	if err != nil {
 		return nil, err
 	}
+	defaults, err := s.st.ModelDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &pb.ModelConfig{}
-	for _, v := range modelconfig.Values(m.Config) {
+	for _, v := range modelconfig.Values(defaults, m.Config) {
 		out.Values = append(out.Values, &pb.ModelConfigValue{Key: v.Key.Name, Value: v.Value, Source: v.Source})
 	}
 	return out, nil
@@ -105,14 +113,47 @@ func (s *controllerServer) SetModelConfig(ctx context.Context, req *pb.SetModelC
 	return &pb.SetModelConfigResponse{}, nil
 }
 
-func modelView(m *storepb.Model) *pb.Model {
+func (s *controllerServer) GetModelDefaults(ctx context.Context, _ *pb.GetModelDefaultsRequest) (*pb.ModelDefaults, error) {
+	defaults, err := s.st.ModelDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.ModelDefaults{}
+	for _, name := range modelconfig.Keys() {
+		k, _ := modelconfig.Lookup(name)
+		v, set := defaults[name]
+		out.Values = append(out.Values, &pb.ModelDefault{Key: name, Default: k.Default, Controller: v, ControllerSet: set})
+	}
+	return out, nil
+}
+
+func (s *controllerServer) SetModelDefaults(ctx context.Context, req *pb.SetModelDefaultsRequest) (*pb.SetModelDefaultsResponse, error) {
+	if err := s.st.SetModelDefaults(ctx, req.Set, req.Reset_); err != nil {
+		return nil, err
+	}
+	return &pb.SetModelDefaultsResponse{}, nil
+}
+
+// modelView is modelView with the controller's model defaults read.
+func (s *controllerServer) modelView(ctx context.Context, m *storepb.Model) (*pb.Model, error) {
+	defaults, err := s.st.ModelDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return modelView(m, defaults), nil
+}
+
+// modelView is a model as the API shows it: its configuration as set, with the controller's
+// model defaults inherited (defaults).
+func modelView(m *storepb.Model, defaults map[string]string) *pb.Model {
+	config := modelconfig.Inherit(defaults, m.Config)
 	st, since := status.Available, m.Created // available from its creation
 	if m.Life != "alive" {
 		st, since = status.Destroying, 0
 	}
 	return &pb.Model{
 		Name: m.Name, Uuid: m.Uuid, Owner: m.Owner, Life: m.Life, Cloud: m.Cloud, Region: m.Region,
-		Type: "iaas", Constraints: m.Constraints, DefaultBase: m.DefaultBase, Created: m.Created,
-		Status: &pb.StatusInfo{Status: string(st), Since: since}, Config: m.Config, AgentVersion: version.Juju,
+		Type: "iaas", Constraints: m.Constraints, DefaultBase: config[modelconfig.DefaultBase], Created: m.Created,
+		Status: &pb.StatusInfo{Status: string(st), Since: since}, Config: config, AgentVersion: version.Juju,
 	}
 }

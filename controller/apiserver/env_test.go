@@ -10,6 +10,7 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/bootstrap"
@@ -34,12 +35,21 @@ type testEnv struct {
 type testEnvOptions struct {
 	logSink   bool
 	provision bool
+	log       io.Writer
+	now       func() time.Time
+	noAdmin   bool
 }
 
 type testEnvOption func(*testEnvOptions)
 
 // withLogSink gives the server a log sink in the env's dir.
 func withLogSink() testEnvOption { return func(o *testEnvOptions) { o.logSink = true } }
+
+// withServerLog gives the server a text log written to w, and the clock now (nil: the
+// server's default), and leaves env.admin unset, so that no login happens before the test's.
+func withServerLog(w io.Writer, now func() time.Time) testEnvOption {
+	return func(o *testEnvOptions) { o.log, o.now, o.noAdmin = w, now, true }
+}
 
 // withProvisioner runs the provisioner with the real local provider (its agents not started).
 func withProvisioner() testEnvOption { return func(o *testEnvOptions) { o.provision = true } }
@@ -76,6 +86,10 @@ func startTestEnv(t *testing.T, opts ...testEnvOption) *testEnv {
 	cfg := Config{
 		State: st, ControllerName: "test", Cloud: "localhost", Region: "localhost", Context: ctx,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Now: o.now,
+	}
+	if o.log != nil {
+		cfg.Log = slog.New(slog.NewTextHandler(o.log, nil))
 	}
 	if o.logSink {
 		sink, err := logsink.New(filepath.Join(dir, "logs"), logsink.Options{})
@@ -94,7 +108,9 @@ func startTestEnv(t *testing.T, opts ...testEnvOption) *testEnv {
 	t.Cleanup(srv.Stop)
 
 	env := &testEnv{st: st, model: m.Uuid, addr: lis.Addr().String(), caCert: caPEM, stop: cancel}
-	env.admin = env.dial(t, AdminTag, "admin-secret", "")
+	if !o.noAdmin {
+		env.admin = env.dial(t, AdminTag, "admin-secret", "")
+	}
 	if o.provision {
 		p, err := local.New(dir, env.addr, caPEM, noAgents{})
 		if err != nil {

@@ -96,3 +96,96 @@ func TestUnitWatchesModelConfig(t *testing.T) {
 		t.Errorf("a unit watching every key of the model: %v", err)
 	}
 }
+
+// Model defaults: checked as model configuration (nothing written when one is refused),
+// shown with the source "controller" by model-config, overridden by a model's own value,
+// inherited by the agents at once (the model document is written again, so that the agents
+// watching it wake), default-base included; a reset brings Juju's default back.
+func TestModelDefaultsAPI(t *testing.T) {
+	env := startRelTestServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, bad := range []map[string]string{
+		{"automatically-retry-hooks": "maybe"},
+		{"agent-version": "1.0.0"},
+		{"extra-info": "x", "no-such-key": "1"},
+	} {
+		if err := env.admin.SetModelDefaults(ctx, bad, nil); !errors.Is(err, apierr.NotValid) {
+			t.Errorf("%v: %v, want NotValid", bad, err)
+		}
+	}
+	if d, err := env.st.ModelDefaults(ctx); err != nil || len(d) != 0 {
+		t.Fatalf("a refused change wrote %v (%v)", d, err)
+	}
+	unit := env.units["wordpress/0"]
+	w, err := relWatch(ctx, unit, state.KindModel, "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	set := map[string]string{"automatically-retry-hooks": "F", "extra-info": "ctl", "default-base": "ubuntu@20.04"}
+	if err := env.admin.SetModelDefaults(ctx, set, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, w); ev.Kind != state.KindModel {
+		t.Errorf("event %v", ev)
+	}
+	app, err := unit.GetApplication(ctx, env.model, "wordpress")
+	if err != nil || app.ModelConfig["automatically-retry-hooks"] != "false" || app.ModelConfig["extra-info"] != "ctl" {
+		t.Errorf("agent's view: %v %v", app.GetModelConfig(), err)
+	}
+	if err := env.admin.SetModelConfig(ctx, "default", map[string]string{"extra-info": "mine"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	values, err := env.admin.GetModelConfig(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*pb.ModelConfigValue{}
+	for _, v := range values {
+		got[v.Key] = v
+	}
+	for key, want := range map[string][2]string{
+		"automatically-retry-hooks": {"false", "controller"},
+		"extra-info":                {"mine", "model"},
+		"default-base":              {"ubuntu@20.04", "controller"},
+		"logging-config":            {"<root>=INFO", "default"},
+	} {
+		if v := got[key]; v == nil || v.Value != want[0] || v.Source != want[1] {
+			t.Errorf("%s = %v, want %v", key, v, want)
+		}
+	}
+	if m, err := env.admin.GetModel(ctx, "default"); err != nil || m.DefaultBase != "ubuntu@20.04" {
+		t.Errorf("model's default base: %v %v", m.GetDefaultBase(), err)
+	}
+	id, err := env.st.AddMachine(ctx, env.model, state.MachineParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := env.st.Machine(ctx, env.model, id); err != nil || m.Base != "ubuntu@20.04" {
+		t.Errorf("machine without a base: %v %v", m.GetBase(), err)
+	}
+	defaults, err := env.admin.GetModelDefaults(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defaults {
+		switch d.Key {
+		case "automatically-retry-hooks":
+			if d.Default != "true" || d.Controller != "false" || !d.ControllerSet {
+				t.Errorf("%v", d)
+			}
+		case "logging-config":
+			if d.Default != "<root>=INFO" || d.ControllerSet {
+				t.Errorf("%v", d)
+			}
+		}
+	}
+	if err := env.admin.SetModelDefaults(ctx, nil, []string{"automatically-retry-hooks", "default-base", "extra-info"}); err != nil {
+		t.Fatal(err)
+	}
+	app, err = unit.GetApplication(ctx, env.model, "wordpress")
+	if err != nil || app.ModelConfig["automatically-retry-hooks"] != "true" {
+		t.Errorf("after reset, agent's view: %v %v", app.GetModelConfig(), err)
+	}
+}

@@ -5,6 +5,7 @@ package apiserver
 import (
 	"context"
 	"crypto/tls"
+	"log/slog"
 	"time"
 
 	"google.golang.org/grpc"
@@ -32,6 +33,8 @@ type Config struct {
 	ForceGrace time.Duration
 	// LogSink keeps the model logs (LogService); without one LogService answers NotSupported.
 	LogSink *logsink.Sink
+	// Log is the controller's log, where failed logins are reported; none when nil.
+	Log *slog.Logger
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -42,7 +45,10 @@ func New(cfg Config) *grpc.Server {
 	if cfg.ForceGrace == 0 {
 		cfg.ForceGrace = DefaultForceGrace
 	}
-	auth := &authenticator{st: cfg.State, cache: map[string]cachedHash{}}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	auth := &authenticator{st: cfg.State, log: cfg.Log, throttle: newLoginThrottle(cfg.Now), cache: map[string]cachedHash{}}
 	if cfg.Context != nil {
 		go auth.forgetRemoved(cfg.Context)
 	}

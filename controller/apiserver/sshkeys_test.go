@@ -142,14 +142,14 @@ func TestSSHTargetWaitsForTheMachinesServer(t *testing.T) {
 	}
 
 	// Before the agent records its server, a short call ends saying so.
-	short, stop := context.WithTimeout(ctx, 100*time.Millisecond)
+	short, stop := context.WithTimeout(ctx, time.Second)
 	_, err = env.admin.SSHTarget(short, "default", "mysql/0", ensured.KeysRevision)
 	stop()
 	if !errors.Is(err, apierr.Unavailable) || !strings.Contains(err.Error(), "has no ssh server yet") {
 		t.Errorf("before the server: %v", err)
 	}
 	// Leadership is claimed by the unit's agent; here, straight through state.
-	if _, _, err := env.st.ClaimLeadership(ctx, env.model, "mysql/0", 60); err != nil {
+	if _, err := env.st.ClaimLeadership(ctx, env.model, "mysql/0", 60); err != nil {
 		t.Fatal(err)
 	}
 	// A server serving older keys is not enough; the call returns once it serves the client's.

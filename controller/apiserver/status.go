@@ -37,7 +37,7 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 
 // fullStatus turns one snapshot into the API's status shape.
 func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse {
-	mv := modelView(snap.Model)
+	mv := modelView(snap.Model, nil) // status shows no configuration
 	resp := &pb.FullStatusResponse{
 		Revision: snap.Revision,
 		Model: &pb.ModelStatus{
@@ -252,12 +252,14 @@ func (s *statusServer) mayWatch(ctx context.Context, e Entity, uuid string, t *p
 	return false
 }
 
+// pbBase sends a stored base with its risk, as Juju's API does ("22.04/stable", "22.04/edge"):
+// clients leave a stable risk out when they show it, and only it.
 func pbBase(s string) *pb.Base {
 	b, err := base.Parse(s)
 	if err != nil {
 		return nil
 	}
-	return &pb.Base{Name: b.OS, Channel: b.Channel.Track}
+	return &pb.Base{Name: b.OS, Channel: b.Channel.String()}
 }
 
 func errContainers(scope string) error {

@@ -62,3 +62,49 @@ func TestApplicationTrust(t *testing.T) {
 		t.Fatalf("deploy --trust: %v %v", cfg, err)
 	}
 }
+
+// credential-get through the agent API: a unit of a trusted application gets the model's
+// cloud, any other gets Juju's "permission denied"; both follow the current trust, which
+// GetApplication reports too (its change runs config-changed). A unit asks only for itself.
+func TestCloudSpecFollowsTrust(t *testing.T) {
+	ctx := context.Background()
+	env := startWorkloadEnv(t, false)
+	units, err := env.deployBlog(t, "blog", 2, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := env.unitAgent(t, units[0])
+	check := func(when string, trusted bool) {
+		t.Helper()
+		app, err := agent.GetApplication(ctx, "", "blog")
+		if err != nil || app.Trust != trusted {
+			t.Fatalf("%s: application trust %v, %v", when, app.GetTrust(), err)
+		}
+		spec, err := agent.CloudSpec(ctx, "", units[0])
+		if !trusted {
+			if !errors.Is(err, apierr.PermissionDenied) || err.Error() != "permission denied" {
+				t.Fatalf("%s: %v, %v", when, spec, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if spec.Type != "local" || spec.Name != "localhost" || spec.Region != "localhost" || spec.Endpoint != "" ||
+			spec.GetCredential().GetAuthType() != "empty" || len(spec.GetCredential().GetAttrs()) != 0 || !spec.IsControllerCloud {
+			t.Fatalf("%s: %v", when, spec)
+		}
+	}
+	check("untrusted", false)
+	if err := env.admin.SetConfig(ctx, &pb.SetConfigRequest{Model: "default", Application: "blog", Values: map[string]string{"trust": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("trusted", true)
+	if _, err := agent.CloudSpec(ctx, "", units[1]); !errors.Is(err, apierr.PermissionDenied) {
+		t.Fatalf("another unit's cloud spec: %v", err)
+	}
+	if err := env.admin.SetConfig(ctx, &pb.SetConfigRequest{Model: "default", Application: "blog", Values: map[string]string{"trust": "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	check("trust removed", false)
+}

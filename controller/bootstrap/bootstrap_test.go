@@ -53,3 +53,32 @@ func TestInfoRoundTrip(t *testing.T) {
 		t.Fatalf("mode %v", fi.Mode())
 	}
 }
+
+func TestAPIListenAddr(t *testing.T) {
+	tests := []struct {
+		requested, recorded string
+		want                string
+		kept                bool
+	}{
+		{"127.0.0.1:0", "", "127.0.0.1:0", false},                        // first start: any port
+		{"127.0.0.1:0", "127.0.0.1:40123", "127.0.0.1:40123", true},      // restart keeps the port
+		{"0.0.0.0:0", "[::]:40123", "0.0.0.0:40123", true},               // on the requested host
+		{"127.0.0.1:17070", "127.0.0.1:40123", "127.0.0.1:17070", false}, // an explicit port moves it
+		{"127.0.0.1:17070", "", "127.0.0.1:17070", false},                // first start, explicit
+		{"127.0.0.1:0", "garbage", "127.0.0.1:0", false},                 // unreadable record
+		{"127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", false},             // nothing was bound
+		{"not an address", "127.0.0.1:40123", "not an address", false},   // Listen says why
+		{"[::1]:0", "[::1]:40123", "[::1]:40123", true},                  // IPv6
+		{"localhost:0", "127.0.0.1:40123", "localhost:40123", true},      // names stay names
+		{":0", "[::]:40123", ":40123", true},                             // every interface
+		{"127.0.0.1:0", "127.0.0.1:", "127.0.0.1:0", false},              // no port recorded
+		{"127.0.0.1:0", "127.0.0.1:40123\n", "127.0.0.1:0", false},       // corrupt record
+		{"127.0.0.1:00", "127.0.0.1:40123", "127.0.0.1:00", false},       // explicit, odd spelling
+	}
+	for _, tt := range tests {
+		got, kept := APIListenAddr(tt.requested, tt.recorded)
+		if got != tt.want || kept != tt.kept {
+			t.Errorf("APIListenAddr(%q, %q) = %q, %v; want %q, %v", tt.requested, tt.recorded, got, kept, tt.want, tt.kept)
+		}
+	}
+}

@@ -455,3 +455,124 @@ func TestOpsCharmActions(t *testing.T) {
 		return workload("kvstore/0", "active", "token=")(fs) && allIdle(fs)
 	})
 }
+
+// untilFile is a command that succeeds once path exists (another task creates it), and fails
+// after a minute without it.
+func untilFile(path string) string {
+	return fmt.Sprintf(`for i in $(seq 1200); do [ -e %s ] && exit 0; sleep 0.05; done; exit 1`, path)
+}
+
+// execTask queues an exec command with Juju's parallel and execution group.
+func execTask(t *testing.T, c *client.Client, receivers []string, command string, parallel bool, group string) []string {
+	t.Helper()
+	return enqueue(t, c, &pb.EnqueueRequest{Receivers: receivers, Command: command,
+		Parallel: proto.Bool(parallel), ExecutionGroup: proto.String(group)})
+}
+
+// runsAfter checks that task b started once task a had finished.
+func runsAfter(t *testing.T, a, b *pb.Task) {
+	t.Helper()
+	if b.Started < a.Completed {
+		t.Errorf("task %s (on %s) started at %d, before task %s (on %s) completed at %d",
+			b.Id, b.Receiver, b.Started, a.Id, a.Receiver, a.Completed)
+	}
+}
+
+// juju exec on a machine, as Juju's machine actions worker runs it: parallel commands side by
+// side; the commands of one execution group one after another, in the order they were queued,
+// beside the others; commands that are not parallel one after another. A command cancelled
+// while it waits for its lock never starts, and the group goes on.
+func TestExecParallelAndExecutionGroupsOnAMachine(t *testing.T) {
+	c, _, _ := startController(t)
+	mysqlIdle(t, c, 1)
+	fs, err := c.FullStatus(context.Background(), "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := []string{findUnit(fs, "mysql/0").Machine}
+	marks := t.TempDir()
+	mark := func(name string) string { return filepath.Join(marks, name) }
+
+	// Each waiting command can end only when a parallel command queued after it has run.
+	first := execTask(t, c, on, untilFile(mark("g")), true, "g")[0]
+	second := execTask(t, c, on, "echo second", true, "g")[0]
+	serial := execTask(t, c, on, untilFile(mark("serial")), false, "")[0]
+	serialNext := execTask(t, c, on, "echo serial", false, "")[0]
+	execTask(t, c, on, "touch "+mark("g"), true, "")
+	execTask(t, c, on, "touch "+mark("serial"), true, "")
+	tasks := map[string]*pb.Task{}
+	for _, id := range []string{first, second, serial, serialNext} {
+		tasks[id] = waitTask(t, c, id, "finished", finished)
+		checkTask(t, tasks[id], "completed", "", nil)
+		if rc := results(t, tasks[id])["return-code"]; rc != float64(0) {
+			t.Errorf("task %s: return code %v, want 0: it ran alone", id, rc)
+		}
+	}
+	runsAfter(t, tasks[first], tasks[second])
+	runsAfter(t, tasks[serial], tasks[serialNext])
+
+	held := execTask(t, c, on, "sleep 300", true, "h")[0]
+	waiting := execTask(t, c, on, "echo never", true, "h")[0]
+	waitTask(t, c, held, "running", hasStatus("running"))
+	if _, err := c.CancelTasks(context.Background(), "default", []string{waiting, held}); err != nil {
+		t.Fatal(err)
+	}
+	if task := waitTask(t, c, waiting, "cancelled", finished); task.Status != "cancelled" || task.Started != 0 {
+		t.Errorf("the task waiting for its lock: %v", task)
+	}
+	checkTask(t, waitTask(t, c, held, "finished", finished), "aborted", "command cancelled", nil)
+	after := execTask(t, c, on, "echo after", true, "h")[0]
+	checkTask(t, waitTask(t, c, after, "finished", finished), "completed", "", nil)
+}
+
+// On units, as Juju's uniter does: each unit runs one thing at a time; tasks of units of one
+// machine run side by side when parallel (exec's default), one after another when they share
+// an execution group, or when they are not parallel (the machine's lock).
+func TestExecGroupsAcrossUnitsOfAMachine(t *testing.T) {
+	c, _, _ := startController(t)
+	mysqlIdle(t, c, 1)
+	ctx := context.Background()
+	fs, err := c.FullStatus(ctx, "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	machine := findUnit(fs, "mysql/0").Machine
+	if _, err := c.AddUnits(ctx, &pb.AddUnitsRequest{Model: "default", Application: "mysql", NumUnits: 1,
+		Placement: []*pb.Placement{{Scope: "#", Directive: machine}}}); err != nil {
+		t.Fatal(err)
+	}
+	fs = waitSlow(t, c, "two mysql units idle", func(fs *pb.FullStatusResponse) bool {
+		return len(findApp(fs, "mysql").GetUnits()) == 2 && allIdle(fs)
+	})
+	if m := findUnit(fs, "mysql/1").Machine; m != machine {
+		t.Fatalf("mysql/1 is on machine %s, not %s", m, machine)
+	}
+	units := []string{"mysql/0", "mysql/1"}
+
+	// Side by side: each command waits for the other's mark.
+	marks := t.TempDir()
+	ids := enqueue(t, c, &pb.EnqueueRequest{Receivers: units,
+		Command: fmt.Sprintf(`touch %[1]s/$$; for i in $(seq 1200); do [ $(ls %[1]s | wc -l) -ge 2 ] && exit 0; sleep 0.05; done; exit 1`, marks)})
+	for _, id := range ids {
+		task := waitTask(t, c, id, "finished", finished)
+		checkTask(t, task, "completed", "", nil)
+		if rc := results(t, task)["return-code"]; rc != float64(0) {
+			t.Errorf("parallel task %s on %s: return code %v: it ran alone", id, task.Receiver, rc)
+		}
+	}
+
+	// One after the other: the workload takes long enough that overlapping ones would show.
+	for _, lock := range []struct {
+		parallel bool
+		group    string
+	}{{true, "g"}, {false, ""}} {
+		ids := execTask(t, c, units, "sleep 0.3", lock.parallel, lock.group)
+		a, b := waitTask(t, c, ids[0], "finished", finished), waitTask(t, c, ids[1], "finished", finished)
+		checkTask(t, a, "completed", "", nil)
+		checkTask(t, b, "completed", "", nil)
+		if b.Started < a.Started {
+			a, b = b, a
+		}
+		runsAfter(t, a, b)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/controller/store"
+	"github.com/jujuclone/juju/controller/worker/actionpruner"
 	"github.com/jujuclone/juju/controller/worker/cleaner"
 	"github.com/jujuclone/juju/controller/worker/forcer"
 	"github.com/jujuclone/juju/controller/worker/modelremover"
@@ -48,6 +49,12 @@ type Config struct {
 	AgentBinary string
 	// HookTimeout is how long a charm hook may run before it is killed (default 5 minutes).
 	HookTimeout time.Duration
+	// LeaseDuration is how long a leadership claim holds (default 60 s, as in Juju; is-leader
+	// promises half of it). Tests shorten it.
+	LeaseDuration time.Duration
+	// ModelDefaults are the controller's model defaults, stored at the first start (bootstrap
+	// --model-default); a restart keeps what the store holds.
+	ModelDefaults map[string]string
 }
 
 // Run serves until ctx ends, then shuts down cleanly.
@@ -96,12 +103,27 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer logs.Close()
 
-	lis, err := net.Listen("tcp", cfg.APIAddr)
+	// A restarted controller binds the address it had: its clients and agents know no other
+	// (see bootstrap.APIListenAddr). If that port is taken it fails rather than move silently.
+	addr, kept := bootstrap.APIListenAddr(cfg.APIAddr, info.APIAddr)
+	lis, err := net.Listen("tcp", addr)
+	if err != nil && kept {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err // "bind: address already in use": the address is said already
+		}
+		return fmt.Errorf("cannot keep this controller's API address %s (recorded in %s, the only address its clients and agents know): %w; free the port, or move the controller with an explicit --api-addr port",
+			addr, filepath.Join(cfg.DataDir, bootstrap.InfoFile), err)
+	}
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", cfg.APIAddr, err)
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	if info.APIAddr != "" && info.APIAddr != lis.Addr().String() {
+		cfg.Log.Warn("the API address changed: clients and agents that know only the old one cannot reach this controller",
+			"old", info.APIAddr, "new", lis.Addr().String())
 	}
 	srv := apiserver.New(apiserver.Config{
-		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx, LogSink: logs,
+		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx, LogSink: logs, Log: cfg.Log,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 	})
 	serveErr := make(chan error, 1)
@@ -129,7 +151,8 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	runner := agent.NewRunner(workCtx, conn, cfg.Log, agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout})
+	runner := agent.NewRunner(workCtx, conn, cfg.Log, agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout,
+		LeaseDuration: cfg.LeaseDuration})
 	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, runner)
 	if err != nil {
 		stopWork()
@@ -137,9 +160,10 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1),
-	// model remover (destroy-model).
+	// model remover (destroy-model), action pruner (max-action-results-age and -size).
 	workers := []func(context.Context){
 		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
+		actionpruner.New(s, cfg.Log, 0).Run,
 		modelremover.New(s, cfg.Log, func(uuid string) {
 			if err := logs.Remove(uuid); err != nil {
 				cfg.Log.Warn("model-remover: removing the model's log", "model", uuid, "err", err)
@@ -198,6 +222,7 @@ func initialise(ctx context.Context, s *state.State, cfg Config, caPEM []byte) (
 	ctrl, err := s.Bootstrap(ctx, state.BootstrapArgs{
 		ControllerName: cfg.ControllerName, AdminPasswordHash: state.HashPassword(password),
 		Cloud: "localhost", Region: "localhost", Base: base.DefaultLTS.DisplayString(),
+		ModelDefaults: cfg.ModelDefaults,
 	})
 	if err != nil {
 		return bootstrap.Info{}, err

@@ -23,6 +23,7 @@ import (
 	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/daemon"
 	"github.com/jujuclone/juju/controller/store"
+	"github.com/jujuclone/juju/core/modelconfig"
 )
 
 // startController runs a real controller (embedded etcd, TLS gRPC, provisioner, agents) in this
@@ -56,6 +57,9 @@ func runControllerWith(t *testing.T, dir string, change func(*daemon.Config)) (*
 		DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true, AgentBinary: jujucPath,
 		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ready: func(info bootstrap.Info) { ready <- info },
+		// Tests of failed hooks expect them to wait for `juju resolved` (L-U2); Juju's default
+		// (retry) is tested with the model configuration.
+		ModelDefaults: map[string]string{modelconfig.AutomaticallyRetryHooks: "false"},
 	}
 	change(&cfg)
 	go func() { done <- daemon.Run(ctx, cfg) }()
@@ -132,24 +136,16 @@ func zipCharm(t *testing.T, dir string) []byte {
 
 func charmsDir() string { return filepath.Join("..", "..", "testdata", "charms") }
 
-// waitFor polls status until ok says the model is as wanted (the test's own wait; the product
-// itself is driven by watches).
+// waitFor waits until ok says the model is as wanted, for as long as the model makes progress
+// (waitStatus, settle_lifecycle_test.go); a model that stops moving fails the test with what
+// is unsettled and why.
 func waitFor(t *testing.T, c *client.Client, model string, what string, ok func(*pb.FullStatusResponse) bool) *pb.FullStatusResponse {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		fs, err := c.FullStatus(context.Background(), model, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok(fs) {
-			return fs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; status: %v", what, fs)
-		}
-		time.Sleep(20 * time.Millisecond)
+	fs, err := waitStatus(context.Background(), c, model, waitQuiet, waitLimit, ok)
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
+	return fs
 }
 
 func allIdle(fs *pb.FullStatusResponse) bool {

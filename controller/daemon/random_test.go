@@ -26,10 +26,12 @@ import (
 )
 
 // The randomized model-based test: several clients per model apply random sequences of
-// deploy, add-unit, integrate and every remove (with and without force) concurrently against a
-// real controller with real agents. After each round the agents settle and the invariants must
-// hold: life never went backwards, counts equal what exists, no scope or settings point at
-// anything missing, nothing is stuck, and removing everything leaves nothing behind.
+// deploy, add-unit, add-machine, integrate, retry-provisioning and every remove (with and
+// without force) concurrently against a real controller with real agents. Some deploys and
+// machines ask for constraints this host cannot meet, so some units sit on machines that never
+// get an instance (L-M5). After each round the agents settle and the invariants must hold: life
+// never went backwards, counts equal what exists, no scope or settings point at anything
+// missing, nothing is stuck, and removing everything leaves nothing behind.
 //
 // The charms run their real hooks, so every removal also goes through the departing sequence,
 // stop and remove.
@@ -50,6 +52,9 @@ var appCharms = map[string]string{
 }
 
 var appNames = []string{"wp1", "wp2", "db1", "db2", "hp", "log"}
+
+// unmeetable are constraints no host of the test meets (L-M5).
+const unmeetable = "mem=100000G"
 
 func TestRandomLifecycle(t *testing.T) {
 	rounds := 16
@@ -103,7 +108,7 @@ func TestRandomLifecycle(t *testing.T) {
 			for round := 0; round < rounds; round++ {
 				n, err := runRound(ctx, c, uuid, charms, rng)
 				if err == nil {
-					err = settleAndAudit(ctx, c, st, uuid, true)
+					err = settleAndAudit(ctx, c, st, uuid)
 				}
 				if err == nil && round == rounds-1 || err == nil && rng.IntN(4) == 0 {
 					// Remove everything, sometimes by force, and check nothing is left.
@@ -200,14 +205,21 @@ func randomOp(ctx context.Context, c *client.Client, uuid string, charms map[str
 	app := appNames[r.IntN(len(appNames))]
 	var opErr error
 	var results []*pb.RemoveResult
-	switch op := r.IntN(10); op {
+	// Now and then, constraints no machine here can meet: those machines get a provisioning
+	// error and never an instance, and their units never an agent (L-M5), yet removing them,
+	// their applications and their machines must still finish (L-F2).
+	var cons string
+	if r.IntN(5) == 0 {
+		cons = unmeetable
+	}
+	switch op := r.IntN(11); op {
 	case 0, 1:
 		n := int32(r.IntN(3))
 		if appCharms[app] == "logging" {
-			n = 0
+			n, cons = 0, ""
 		}
 		_, opErr = c.Deploy(ctx, &pb.DeployRequest{Model: uuid, Application: app, CharmUrl: charms[uuid+"/"+appCharms[app]],
-			NumUnits: n, Base: &pb.Base{Name: "ubuntu", Channel: "22.04"}})
+			NumUnits: n, Base: &pb.Base{Name: "ubuntu", Channel: "22.04"}, Constraints: cons})
 	case 2:
 		_, opErr = c.AddUnits(ctx, &pb.AddUnitsRequest{Model: uuid, Application: app, NumUnits: int32(1 + r.IntN(2))})
 	case 3, 4:
@@ -229,7 +241,15 @@ func randomOp(ctx context.Context, c *client.Client, uuid string, charms map[str
 		remove.Names = []string{pick(machines, "99")}
 		results, opErr = c.RemoveMachines(ctx, remove)
 	case 9:
-		_, opErr = c.AddMachines(ctx, &pb.AddMachinesRequest{Model: uuid, Params: []*pb.AddMachineParams{{}}})
+		_, opErr = c.AddMachines(ctx, &pb.AddMachinesRequest{Model: uuid, Params: []*pb.AddMachineParams{{Constraints: cons}}})
+	case 10:
+		// resolved on a machine: with constraints this host meets it gets its instance (and its
+		// unit an agent), racing the provisioner's removal of the units nobody wants any more.
+		retry := &pb.RetryProvisioningRequest{Model: uuid, Machines: []string{pick(machines, "99")}}
+		if r.IntN(2) == 0 {
+			retry.Constraints, retry.ReplaceConstraints = "mem=1M", true
+		}
+		results, opErr = c.RetryProvisioning(ctx, retry)
 	}
 	if opErr != nil && !expected(opErr) {
 		return fmt.Errorf("unexpected error: %w", opErr)
@@ -237,102 +257,68 @@ func randomOp(ctx context.Context, c *client.Client, uuid string, charms map[str
 	for _, res := range results {
 		if res.Error != "" && !strings.Contains(res.Error, "does not exist") && !strings.Contains(res.Error, "not found") &&
 			!strings.Contains(res.Error, "subordinate") && !strings.Contains(res.Error, "assigned") &&
-			!strings.Contains(res.Error, "try again") {
+			!strings.Contains(res.Error, "try again") && !strings.Contains(res.Error, "not in an error state") &&
+			!strings.Contains(res.Error, "not alive") {
 			return fmt.Errorf("unexpected removal error: %s", res.Error)
 		}
 	}
 	return nil
 }
 
+// settleQuiet is how long a model of the randomized test may stand still before it counts as
+// stuck: longer than waitQuiet, as eight models share two cores.
+const settleQuiet = 45 * time.Second
+
 // settleAndAudit waits until nothing is dying or dead and every alive unit is idle and in the
-// scope of each relation it belongs in, then checks the model's references and counts. It waits
-// for progress to stop, not for a fixed time: the model is stuck once none of its documents has
-// changed for settleQuiet (a loaded machine slows every step down, it does not stop them).
-func settleAndAudit(ctx context.Context, c *client.Client, st *state.State, uuid string, allAlive bool) error {
-	const settleQuiet, settleLimit = 45 * time.Second, 5 * time.Minute
-	start, changed, seen := time.Now(), time.Now(), ""
-	var last []string
-	for time.Since(changed) < settleQuiet && time.Since(start) < settleLimit {
-		if fp, err := modelFingerprint(ctx, st, uuid); err != nil {
-			return err
-		} else if fp != seen {
-			seen, changed = fp, time.Now()
-		}
+// scope of each relation it belongs in (units on machines whose provisioning failed wait for
+// `juju resolved`, L-M5, and count as settled), then checks the model's references and counts.
+// It waits for progress, not for a fixed time (waitModel): it fails only once the model has
+// stopped moving, and then says what is stuck and why. The audit runs on every check: references
+// must be right at every revision it sees, not only once settled.
+func settleAndAudit(ctx context.Context, c *client.Client, st *state.State, uuid string) error {
+	var pending []string
+	err := waitModel(ctx, c, uuid, settleQuiet, waitLimit, func() (bool, error) {
 		problems, err := st.Audit(ctx, uuid)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if len(problems) > 0 {
-			// References must be right at every revision, not only once settled.
-			return fmt.Errorf("audit: %s", strings.Join(problems, "; "))
+			return false, fmt.Errorf("audit: %s", strings.Join(problems, "; "))
 		}
-		last, err = st.Remaining(ctx, uuid)
-		if err != nil {
-			return err
+		if pending, err = st.Remaining(ctx, uuid); err != nil || len(pending) > 0 {
+			return false, err
 		}
-		if len(last) == 0 {
-			pending, err := unsettledUnits(ctx, c, st, uuid)
-			if err != nil {
-				return err
-			}
-			if len(pending) == 0 {
-				return nil
-			}
-			last = pending
-		}
-		time.Sleep(25 * time.Millisecond)
+		pending, err = unsettledUnits(ctx, c, st, uuid)
+		return len(pending) == 0, err
+	})
+	if errors.Is(err, errNotSettled) {
+		return fmt.Errorf("%w\n  waiting for: %s", err, strings.Join(pending, "; "))
 	}
-	var rels []string
-	if fs, err := c.FullStatus(ctx, uuid, nil); err == nil {
-		for _, r := range fs.Relations {
-			rels = append(rels, fmt.Sprintf("%d %q %s in-scope=%v", r.Id, r.Key, r.Life, r.ScopeUnits))
-		}
-		for _, a := range fs.Applications {
-			for _, u := range a.Units {
-				if u.Life != "alive" {
-					rels = append(rels, fmt.Sprintf("unit %s: agent %s %q, workload %s %q, blocked by %q", u.Name,
-						u.GetAgentStatus().GetStatus(), u.GetAgentStatus().GetMessage(),
-						u.GetWorkloadStatus().GetStatus(), u.GetWorkloadStatus().GetMessage(), u.BlockedBy))
-				}
-			}
-		}
-	}
-	why := fmt.Sprintf("stuck: nothing changed for %s", settleQuiet)
-	if time.Since(start) >= settleLimit {
-		why = fmt.Sprintf("still changing after %s", settleLimit)
-	}
-	return fmt.Errorf("not settled (%s): %s; relations: %s", why, strings.Join(last, "; "), strings.Join(rels, "; "))
+	return err
 }
 
-// modelFingerprint changes whenever a document of the model is written or removed: the
-// number of its keys and the newest modification among them.
-func modelFingerprint(ctx context.Context, st *state.State, uuid string) (string, error) {
-	resp, err := st.Client().Get(ctx, state.ModelPrefix(uuid), clientv3.WithPrefix(), clientv3.WithKeysOnly(),
-		clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortDescend), clientv3.WithLimit(1))
-	if err != nil {
-		return "", err
-	}
-	newest := int64(0)
-	if len(resp.Kvs) > 0 {
-		newest = resp.Kvs[0].ModRevision
-	}
-	return fmt.Sprintf("%d@%d", resp.Count, newest), nil
-}
-
-// unsettledUnits lists alive units that are not idle or not in a scope they should be in.
+// unsettledUnits lists machines not provisioned yet, and alive units that are not idle or not in
+// a scope they should be in; machines whose provisioning failed, and their units, are settled.
 func unsettledUnits(ctx context.Context, c *client.Client, st *state.State, uuid string) ([]string, error) {
 	fs, err := c.FullStatus(ctx, uuid, nil)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
+	failed := map[string]bool{}
 	for _, m := range fs.Machines {
-		if m.InstanceId == "" {
+		switch {
+		case failedProvisioning(m):
+			failed[m.Id] = true
+		case m.InstanceId == "":
 			out = append(out, "machine "+m.Id+" not provisioned")
 		}
 	}
 	for _, a := range fs.Applications {
 		for _, u := range a.Units {
+			if u.Principal == "" && failed[u.Machine] {
+				continue // never deployed: waits for its machine (L-M5)
+			}
 			if u.AgentStatus.GetStatus() != "idle" {
 				out = append(out, u.Name+" is "+u.AgentStatus.GetStatus())
 				continue
@@ -365,7 +351,7 @@ func removeAll(ctx context.Context, c *client.Client, st *state.State, uuid stri
 	if err := removeErrors(c.RemoveApplications(ctx, req)); err != nil {
 		return err
 	}
-	if err := waitEmpty(ctx, c, st, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Applications) == 0 }); err != nil {
+	if err := waitEmpty(ctx, c, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Applications) == 0 }); err != nil {
 		return err
 	}
 	req.Names = nil
@@ -383,10 +369,10 @@ func removeAll(ctx context.Context, c *client.Client, st *state.State, uuid stri
 	if err := removeErrors(c.RemoveMachines(ctx, req)); err != nil {
 		return err
 	}
-	if err := waitEmpty(ctx, c, st, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Machines) == 0 }); err != nil {
+	if err := waitEmpty(ctx, c, uuid, func(fs *pb.FullStatusResponse) bool { return len(fs.Machines) == 0 }); err != nil {
 		return err
 	}
-	if err := settleAndAudit(ctx, c, st, uuid, false); err != nil {
+	if err := settleAndAudit(ctx, c, st, uuid); err != nil {
 		return err
 	}
 	// Everything removed is gone: only the model document, charms and counters stay.
@@ -415,21 +401,12 @@ func removeErrors(results []*pb.RemoveResult, err error) error {
 	return nil
 }
 
-func waitEmpty(ctx context.Context, c *client.Client, st *state.State, uuid string, ok func(*pb.FullStatusResponse) bool) error {
-	deadline := time.Now().Add(45 * time.Second)
-	for time.Now().Before(deadline) {
-		fs, err := c.FullStatus(ctx, uuid, nil)
-		if err != nil {
-			return err
-		}
-		if ok(fs) {
-			return nil
-		}
-		time.Sleep(25 * time.Millisecond)
+// waitEmpty waits until ok holds for the model's status, for as long as the model moves.
+func waitEmpty(ctx context.Context, c *client.Client, uuid string, ok func(*pb.FullStatusResponse) bool) error {
+	if _, err := waitStatus(ctx, c, uuid, settleQuiet, waitLimit, ok); err != nil {
+		return fmt.Errorf("removal did not finish: %w", err)
 	}
-	left, _ := st.Remaining(ctx, uuid)
-	fs, _ := c.FullStatus(ctx, uuid, nil)
-	return fmt.Errorf("removal did not finish; not alive: %s; status: %v", strings.Join(left, "; "), fs)
+	return nil
 }
 
 // watchLifeNeverGoesBack watches every model document with its previous value and reports each

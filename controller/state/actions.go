@@ -19,6 +19,7 @@ import (
 	"github.com/jujuclone/juju/core/actions"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/limits"
 	"github.com/jujuclone/juju/core/names"
 )
 
@@ -60,14 +61,9 @@ const (
 const CleanupReceiverTasks = "receiver-tasks"
 
 const (
-	// perTaskOps is what one receiver costs an enqueue transaction: the guard on its unit or
-	// machine, the task and its queue copy. enqueueBaseOps covers the model, the sequence, the
-	// operation and the guards on applications and leases.
-	perTaskOps     = 3
-	enqueueBaseOps = 10
-	// MaxReceivers is how many tasks one operation may have: they are written in one
-	// transaction, all or nothing.
-	MaxReceivers = (maxOps - enqueueBaseOps) / perTaskOps
+	// MaxReceivers is how many tasks one operation may have: they are written in one bulk
+	// transaction, all or nothing, as deploy writes as many units (limits.MaxUnitsPerCall).
+	MaxReceivers = limits.MaxUnitsPerCall
 	// removalTaskBatch is how many unfinished tasks a unit's removal cancels in its own
 	// transaction; a cleanup takes the rest.
 	removalTaskBatch = 16
@@ -75,6 +71,8 @@ const (
 	// etcd request; maxTaskBytes keeps a task with its results and log inside one too.
 	maxEnqueueBytes = 1 << 20
 	maxTaskBytes    = 1 << 20
+	// maxExecutionGroup bounds an execution group's name, which agents make a lock's name.
+	maxExecutionGroup = 100
 )
 
 // TaskFinished reports whether a task status is final.
@@ -186,8 +184,11 @@ type EnqueueArgs struct {
 	ParamsJSON []byte
 	// How long an exec command may run; 0 means DefaultExecTimeout.
 	ExecTimeout time.Duration
-	// Whether an exec command may run beside other tasks.
-	Parallel bool
+	// Juju's parallel and execution-group for the tasks, nil for the default: parallel and no
+	// group for exec (Juju's juju-exec), the charm's actions.yaml for an action. Their agents
+	// read them to know which of the machine's execution locks a task takes.
+	Parallel       *bool
+	ExecutionGroup *string
 }
 
 // OperationInfo is an operation with its tasks and what is derived from them.
@@ -275,7 +276,7 @@ func (s *State) Enqueue(ctx context.Context, uuid string, args EnqueueArgs) (*Op
 			Summary:  fmt.Sprintf("%s run on %s", name, strings.Join(summaryNames, ",")),
 			Enqueued: now,
 		}
-		w := &writes{}
+		w := &writes{bulk: true}
 		info = &OperationInfo{Operation: op, Status: TaskPending}
 		for i, t := range targets {
 			n, err := r.nextSequence(ctx, uuid, "task")
@@ -285,7 +286,13 @@ func (s *State) Enqueue(ctx context.Context, uuid string, args EnqueueArgs) (*Op
 			task := &storepb.Task{
 				Id: strconv.FormatInt(n+1, 10), OperationId: op.Id, Receiver: t.receiver, Action: name,
 				ParamsJson: paramsJSON, Status: TaskPending, Enqueued: now,
-				Parallel: specs[i].Parallel || (exec && args.Parallel), ExecutionGroup: specs[i].ExecutionGroup,
+				Parallel: specs[i].Parallel || exec, ExecutionGroup: specs[i].ExecutionGroup,
+			}
+			if args.Parallel != nil {
+				task.Parallel = *args.Parallel
+			}
+			if args.ExecutionGroup != nil {
+				task.ExecutionGroup = *args.ExecutionGroup
 			}
 			if targetParams[i] != nil {
 				task.ParamsJson = targetParams[i]
@@ -317,6 +324,8 @@ func checkEnqueueArgs(args EnqueueArgs) error {
 		return apierr.Errorf(apierr.NotValid, "exec timeout %v is negative", args.ExecTimeout)
 	case len(args.Receivers) > MaxReceivers:
 		return tooManyReceivers(len(args.Receivers))
+	case args.ExecutionGroup != nil && len(*args.ExecutionGroup) > maxExecutionGroup:
+		return apierr.Errorf(apierr.NotValid, "execution group is longer than %d bytes", maxExecutionGroup)
 	}
 	seen := map[string]bool{}
 	for _, rcv := range args.Receivers {

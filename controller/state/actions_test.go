@@ -150,6 +150,39 @@ func TestEnqueueIDsShareOneSequence(t *testing.T) {
 	audit(t, uuid)
 }
 
+// A task's parallel and execution group are Juju's: for exec parallel and no group unless the
+// request says otherwise; for an action the charm's actions.yaml, which the request may
+// override (as Juju's API allows).
+func TestEnqueueParallelAndExecutionGroup(t *testing.T) {
+	uuid := newModel(t, "")
+	deployDB(t, uuid, "db", 1)
+	tests := []struct {
+		args     state.EnqueueArgs
+		parallel bool
+		group    string
+	}{
+		{state.EnqueueArgs{Command: "ls"}, true, ""},
+		{state.EnqueueArgs{Command: "ls", Parallel: ptr(false)}, false, ""},
+		{state.EnqueueArgs{Command: "ls", Parallel: ptr(true), ExecutionGroup: ptr("db-ops")}, true, "db-ops"},
+		{state.EnqueueArgs{Action: "backup", ParamsJSON: []byte(`{"target":"x"}`)}, false, ""},
+		{state.EnqueueArgs{Action: "snapshot"}, true, "snaps"},
+		{state.EnqueueArgs{Action: "snapshot", Parallel: ptr(false), ExecutionGroup: ptr("")}, false, ""},
+	}
+	for _, tt := range tests {
+		tt.args.Receivers = []string{"db/0"}
+		task := enqueue(t, uuid, tt.args).Tasks[0]
+		if stored := taskOf(t, uuid, task.Id); stored.Parallel != tt.parallel || stored.ExecutionGroup != tt.group {
+			t.Errorf("Enqueue(%+v): task parallel %v group %q, want %v %q", tt.args, stored.Parallel, stored.ExecutionGroup, tt.parallel, tt.group)
+		}
+	}
+	queue, err := st.ReceiverTasks(context.Background(), uuid, "db/0")
+	if err != nil || len(queue) != len(tests) || queue[2].ExecutionGroup != "db-ops" || queue[1].Parallel {
+		t.Fatalf("the queue carries them too: %v %v", queue, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 // Bad input changes nothing: every receiver, the action and its params are checked before the
 // one transaction; a refused enqueue takes no id.
 func TestEnqueueRefusalsWriteNothing(t *testing.T) {
@@ -198,6 +231,8 @@ func TestEnqueueRefusalsWriteNothing(t *testing.T) {
 			apierr.NotValid, `no action specified`},
 		{state.EnqueueArgs{Action: "snapshot"},
 			apierr.NotValid, `no receivers specified`},
+		{state.EnqueueArgs{Receivers: []string{"db/0"}, Command: "ls", ExecutionGroup: ptr(strings.Repeat("g", 101))},
+			apierr.NotValid, `execution group is longer than 100 bytes`},
 	}
 	for _, tt := range tests {
 		_, err := st.Enqueue(ctx, uuid, tt.args)
@@ -600,7 +635,13 @@ func TestMachineRemovalCancelsItsTasks(t *testing.T) {
 func TestEnqueueTooManyReceivers_LG3(t *testing.T) {
 	ctx := context.Background()
 	uuid := newModel(t, "")
-	deployDB(t, uuid, "db", state.MaxReceivers+1)
+	deployDB(t, uuid, "db", 0)
+	// Alive units are receivers enough; added in two calls (deploy's own bound).
+	for _, n := range []int{state.MaxReceivers, 1} {
+		if _, err := st.AddUnits(ctx, uuid, "db", n, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var units []string
 	for i := range state.MaxReceivers + 1 {
 		units = append(units, fmt.Sprintf("db/%d", i))

@@ -10,6 +10,7 @@ import (
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/limits"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
@@ -23,41 +24,62 @@ type DeployArgs struct {
 	Config      map[string]string
 	// Trust is the application config option trust (deploy --trust).
 	Trust bool
-	// NumUnits and Placement are only checked here (L-D3); units come from AddUnits.
-	NumUnits  int
-	Placement bool
+	// NumUnits units (at most limits.MaxUnitsPerCall) are added with the application: unit i
+	// goes where Placements[i] says, the rest to new machines. Placements beyond NumUnits are
+	// ignored, as in Juju.
+	NumUnits   int
+	Placements []Placement
 }
 
-// Deploy creates an application and, in the same transaction, one peer relation per peer
-// endpoint of its charm (L-D1, L-D2). Units are added afterwards by AddUnits, one transaction
-// each, so no transaction grows with -n (L-G4).
+// Deploy is AddApplication for callers that need not the names of the units.
 func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*storepb.Application, error) {
+	app, _, err := s.AddApplication(ctx, uuid, args)
+	return app, err
+}
+
+// AddApplication creates an application, one peer relation per peer endpoint of its charm
+// (L-D1, L-D2), its units and the machines they need (L-D3), in ONE transaction: everything is
+// checked before anything is written, and a refused or interrupted deploy leaves nothing, so
+// a retry finds no half-made application. The transaction grows with -n, which
+// limits.MaxUnitsPerCall bounds, never with the model (L-G4). It returns the new units' names.
+func (s *State) AddApplication(ctx context.Context, uuid string, args DeployArgs) (*storepb.Application, []string, error) {
+	what := fmt.Sprintf("cannot add application %q", args.Name)
 	if err := names.ValidateApplicationName(args.Name); err != nil {
-		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+		return nil, nil, apierr.Errorf(apierr.NotValid, "%v", err)
 	}
 	b, err := base.Parse(args.Base)
 	if err != nil {
-		return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+		return nil, nil, apierr.Errorf(apierr.NotValid, "%v", err)
 	}
 	cons, err := canonicalConstraints(args.Constraints)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ch, err := s.Charm(ctx, uuid, args.CharmURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	meta, err := CharmMeta(ch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if meta.Subordinate && cons != "" {
 		// L-C4
-		return nil, apierr.Errorf(apierr.NotValid, "cannot use --constraints with subordinate application")
+		return nil, nil, apierr.Errorf(apierr.NotValid, "cannot use --constraints with subordinate application")
 	}
-	if meta.Subordinate && (args.NumUnits > 0 || args.Placement) {
+	if meta.Subordinate && (args.NumUnits > 0 || len(args.Placements) > 0) {
 		// L-D3: subordinate units come from their principals, never from deploy.
-		return nil, apierr.Errorf(apierr.NotValid, "cannot use --num-units or --to with subordinate application")
+		return nil, nil, apierr.Errorf(apierr.NotValid, "cannot use --num-units or --to with subordinate application")
+	}
+	if args.NumUnits < 0 {
+		return nil, nil, apierr.Errorf(apierr.NotValid, "--num-units must be a positive integer")
+	}
+	placements, err := checkUnitsRequest(args.NumUnits, args.Placements)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := checkConfigSize(args.Config); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	app := &storepb.Application{
 		Name: args.Name, CharmUrl: args.CharmURL, Base: b.DisplayString(), Life: string(life.Alive),
@@ -65,9 +87,13 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 		Trust: args.Trust,
 	}
 	peers := meta.PeerEndpoints()
-	what := fmt.Sprintf("cannot add application %q", args.Name)
+	var units []string
 	err = s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
-		if _, err := r.model(ctx, uuid); err != nil {
+		if err := r.prefetch(ctx, append([]string{modelKey(uuid), applicationKey(uuid, args.Name)}, placementKeys(uuid, placements)...)...); err != nil {
+			return nil, err
+		}
+		m, err := r.model(ctx, uuid)
+		if err != nil {
 			return nil, err
 		}
 		// L-G5: the document stays while dying or dead, so its presence alone blocks reuse.
@@ -78,7 +104,7 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 		if exists {
 			return nil, apierr.Errorf(apierr.AlreadyExists, "%s: application already exists", what)
 		}
-		w := &writes{}
+		w := &writes{bulk: true}
 		app.RelationCount = 0
 		for _, ep := range peers {
 			if _, err := r.addRelation(ctx, w, uuid, []*storepb.Endpoint{endpointDoc(args.Name, ep)}); err != nil {
@@ -87,12 +113,15 @@ func (s *State) Deploy(ctx context.Context, uuid string, args DeployArgs) (*stor
 			app.RelationCount++
 		}
 		w.put(applicationKey(uuid, args.Name), app)
+		if units, err = r.addUnits(ctx, w, s, uuid, m, app, args.NumUnits, placements); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
 		return w, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return app, nil
+	return app, units, nil
 }
 
 func endpointDoc(app string, ep charm.Relation) *storepb.Endpoint {
@@ -156,32 +185,55 @@ type Placement struct {
 	Directive string
 }
 
-// AddUnits adds n units to a principal, alive application (L-D3, L-D4), one transaction per unit
-// (L-G4). Unit i goes where placements[i] says, or to a new machine. It returns the names of the
-// units added; on error, the units added before it stay.
+// checkUnitsRequest checks what can be checked of n units and their placements before reading
+// anything: the bound per call and what the local provider can never do. It returns the
+// placements that apply (one per unit at most).
+func checkUnitsRequest(n int, placements []Placement) ([]Placement, error) {
+	if n > limits.MaxUnitsPerCall {
+		return nil, apierr.Errorf(apierr.NotValid, "cannot add %d units: at most %d per call", n, limits.MaxUnitsPerCall)
+	}
+	if len(placements) > n {
+		placements = placements[:n]
+	}
+	for _, p := range placements {
+		if err := CheckPlacement(p); err != nil {
+			return nil, err
+		}
+	}
+	return placements, nil
+}
+
+// placementKeys are the machines placements name, to read in one round trip.
+func placementKeys(uuid string, placements []Placement) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, p := range placements {
+		if p.Scope == "#" && !seen[p.Directive] {
+			seen[p.Directive] = true
+			keys = append(keys, machineKey(uuid, p.Directive))
+		}
+	}
+	return keys
+}
+
+// AddUnits adds n units to a principal, alive application (L-D3, L-D4), all in one
+// transaction: unit i goes where placements[i] says, or to a new machine. Every placement is
+// checked before anything is written; a refused call adds no unit and no machine. It returns
+// the names of the units added.
 func (s *State) AddUnits(ctx context.Context, uuid, appName string, n int, placements []Placement) ([]string, error) {
+	what := fmt.Sprintf("cannot add unit to application %q", appName)
 	if n < 1 {
 		return nil, apierr.Errorf(apierr.NotValid, "must add at least one unit")
 	}
-	var added []string
-	for i := 0; i < n; i++ {
-		var p Placement
-		if i < len(placements) {
-			p = placements[i]
-		}
-		name, err := s.addUnit(ctx, uuid, appName, p)
-		if err != nil {
-			return added, err
-		}
-		added = append(added, name)
+	placements, err := checkUnitsRequest(n, placements)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return added, nil
-}
-
-func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) (string, error) {
-	var unitName string
-	what := fmt.Sprintf("cannot add unit to application %q", appName)
-	err := s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+	var added []string
+	err = s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
+		if err := r.prefetch(ctx, append([]string{modelKey(uuid), applicationKey(uuid, appName)}, placementKeys(uuid, placements)...)...); err != nil {
+			return nil, err
+		}
 		m, err := r.model(ctx, uuid)
 		if err != nil {
 			return nil, err
@@ -200,43 +252,64 @@ func (s *State) addUnit(ctx context.Context, uuid, appName string, p Placement) 
 		if app.Subordinate {
 			return nil, apierr.Errorf(apierr.NotSupported, "%s: application is a subordinate", what) // L-D3
 		}
-		seq, err := r.nextSequence(ctx, uuid, "unit-"+appName)
-		if err != nil {
-			return nil, err
-		}
-		unitName = fmt.Sprintf("%s/%d", appName, seq)
-		// L-C2: model and application constraints collapse into the unit's, once.
-		cons, err := mergeConstraints(m.Constraints, app.Constraints)
-		if err != nil {
-			return nil, err
-		}
-		w := &writes{}
-		machineID, err := r.placeUnit(ctx, w, s, uuid, app, cons, p)
-		if err != nil {
+		// The units' records are the application's unit count (L-G6): the application
+		// document is only asserted alive.
+		w := &writes{bulk: true}
+		if added, err = r.addUnits(ctx, w, s, uuid, m, app, n, placements); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		return w, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return added, nil
+}
+
+// addUnits writes n units of app (principal, alive) into w, with the machines they need.
+func (r *reader) addUnits(ctx context.Context, w *writes, s *State, uuid string, m *storepb.Model, app *storepb.Application, n int, placements []Placement) ([]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	// L-C2: model and application constraints collapse into the units', once.
+	cons, err := mergeConstraints(m.Constraints, app.Constraints)
+	if err != nil {
+		return nil, err
+	}
+	machines := map[string]*storepb.Machine{} // read once each, however many units go there
+	units := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		var p Placement
+		if i < len(placements) {
+			p = placements[i]
+		}
+		seq, err := r.nextSequence(ctx, uuid, "unit-"+app.Name)
+		if err != nil {
+			return nil, err
+		}
+		unitName := fmt.Sprintf("%s/%d", app.Name, seq)
+		machineID, err := r.placeUnit(ctx, w, s, uuid, app, cons, p, machines)
+		if err != nil {
+			return nil, err
+		}
 		w.put(unitKey(uuid, unitName), &storepb.Unit{
-			Name: unitName, Application: appName, Base: app.Base, Life: string(life.Alive),
+			Name: unitName, Application: app.Name, Base: app.Base, Life: string(life.Alive),
 			CharmUrl: app.CharmUrl, MachineId: machineID, Constraints: cons,
 			AgentStatus:    s.status(string(status.Allocating), ""),
 			WorkloadStatus: s.status(string(status.Waiting), "waiting for machine"),
 		})
 		// The index value is the unit's life, so the machine agent's watch of the index sees
-		// its units go dying and dead (L-S machine agent).
+		// its units go dying and dead (L-S machine agent). Leadership is claimed by the units'
+		// agents (leases/<app>).
 		w.putRaw(machineUnitKey(uuid, machineID, unitName), string(life.Alive))
-		// The unit's record is the application's unit count (L-G6): the application document
-		// is only asserted alive. Leadership is claimed by the units' agents (leases/<app>).
-		return w, nil
-	})
-	if err != nil {
-		return "", err
+		units = append(units, unitName)
 	}
-	return unitName, nil
+	return units, nil
 }
 
 // CheckPlacement refuses what the local provider can never do, whatever the model holds:
-// containers and provider directives. Deploy checks its placements with it before creating the
-// application, so that such a deploy changes nothing.
+// containers and provider directives. AddApplication and AddUnits check every placement with it
+// before they read anything.
 func CheckPlacement(p Placement) error {
 	switch p.Scope {
 	case "":
@@ -252,8 +325,9 @@ func CheckPlacement(p Placement) error {
 	return nil
 }
 
-// placeUnit picks (or creates, in w) the machine for a new principal unit.
-func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string, app *storepb.Application, cons string, p Placement) (string, error) {
+// placeUnit picks (or creates, in w) the machine for a new principal unit; machines caches
+// the existing machines already read by this transaction.
+func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string, app *storepb.Application, cons string, p Placement, machines map[string]*storepb.Machine) (string, error) {
 	if err := CheckPlacement(p); err != nil {
 		return "", err
 	}
@@ -262,13 +336,17 @@ func (r *reader) placeUnit(ctx context.Context, w *writes, s *State, uuid string
 		// L-C3: a machine added for a unit copies the unit's constraints.
 		return r.newMachine(ctx, w, s, uuid, app.Base, cons)
 	case "#":
-		m := &storepb.Machine{}
-		ok, err := r.get(ctx, machineKey(uuid, p.Directive), m)
-		if err != nil {
-			return "", err
-		}
+		m, ok := machines[p.Directive]
 		if !ok {
-			return "", apierr.Errorf(apierr.NotFound, "machine %s not found", p.Directive)
+			m = &storepb.Machine{}
+			found, err := r.get(ctx, machineKey(uuid, p.Directive), m)
+			if err != nil {
+				return "", err
+			}
+			if !found {
+				return "", apierr.Errorf(apierr.NotFound, "machine %s not found", p.Directive)
+			}
+			machines[p.Directive] = m
 		}
 		if m.Life != string(life.Alive) {
 			return "", apierr.Errorf(apierr.NotAlive, "machine %s is not alive", m.Id) // L-M4

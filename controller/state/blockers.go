@@ -48,6 +48,14 @@ func (snap *Snapshot) Blockers() Blockers {
 	for _, rel := range snap.Relations {
 		relKeys[rel.Id] = rel.Key
 	}
+	// Machines without an instance, by id: whether the provisioner is done trying (a
+	// provisioning error, or not alive), or still to start one.
+	noInstance := map[string]bool{}
+	for _, m := range snap.Machines {
+		if m.InstanceId == "" {
+			noInstance[m.Id] = m.ProvisioningError != "" || m.Life != string(life.Alive)
+		}
+	}
 	appUnits := map[string][]string{}
 	machineUnits := map[string][]string{}
 	for _, u := range snap.Units {
@@ -95,6 +103,14 @@ func (snap *Snapshot) Blockers() Blockers {
 			why = append(why, fmt.Sprintf("dead; waiting for the agent of %s to remove it", u.Principal))
 		case u.Life == string(life.Dead):
 			why = append(why, fmt.Sprintf("dead; waiting for the agent of machine %s to remove it", u.MachineId))
+		case u.Principal == "" && u.PasswordHash == "" && hasKey(noInstance, u.MachineId):
+			// L-M5: it has no agent. The provisioner removes it, or the agent of the machine's
+			// instance to come does.
+			if noInstance[u.MachineId] {
+				why = append(why, fmt.Sprintf("never deployed (machine %s has no instance); waiting for the provisioner to remove it", u.MachineId))
+			} else {
+				why = append(why, fmt.Sprintf("never deployed; waiting for machine %s to be provisioned", u.MachineId))
+			}
 		default:
 			why = append(why, "waiting for its agent to set it dead")
 		}
@@ -186,4 +202,9 @@ func erroredUnits(units []string, unitErrors map[string]string) []string {
 		out = append(out, fmt.Sprintf("and %s in error", plural(more, "more unit", "more units")))
 	}
 	return out
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
 }

@@ -18,6 +18,23 @@ import (
 // (Charm.config). Defaults are never copied there, so what the user set stays distinguishable
 // from what the charm defaults to.
 
+// maxConfigBytes bounds an application's config values, in their stored form: the application
+// document is written whole in one etcd request (1.5 MiB at most, maxTxnBytes), with room left
+// for the rest of a deploy's transaction. Juju has no such bound; a value is never cut to fit.
+const maxConfigBytes = 1 << 20
+
+// checkConfigSize refuses config values that would not fit the application document.
+func checkConfigSize(config map[string]string) error {
+	size := 0
+	for k, v := range config {
+		size += len(k) + len(v)
+	}
+	if size > maxConfigBytes {
+		return apierr.Errorf(apierr.NotValid, "config values of %s, more than the %s an application's config may hold", mib(size), mib(maxConfigBytes))
+	}
+	return nil
+}
+
 // CharmConfig parses a stored charm's config.yaml; a charm without one has no options.
 func CharmConfig(doc *storepb.Charm) (*charm.Config, error) {
 	c, err := charm.ParseConfig(doc.GetConfig())
@@ -214,6 +231,9 @@ func (s *State) SetApplicationConfig(ctx context.Context, uuid, name string, val
 		}
 		if maps.Equal(next, app.Config) && nextTrust == app.Trust {
 			return nil, nil
+		}
+		if err := checkConfigSize(next); err != nil {
+			return nil, err
 		}
 		app.Config, app.Trust = next, nextTrust
 		w := &writes{}

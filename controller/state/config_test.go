@@ -260,3 +260,66 @@ func TestTrust(t *testing.T) {
 		t.Fatalf("a refused change was written: trust %v config %v", app.Trust, app.Config)
 	}
 }
+
+// credential-get: the model's cloud for a trusted application, Juju's "permission denied"
+// otherwise, following every change of trust; setting the trust an application already has
+// writes nothing, so its units run no config-changed.
+func TestTrustedCloudSpec(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	ch, err := st.AddCharm(ctx, uuid, charmZipWithConfig(t, wordpressMeta, blogConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Deploy(ctx, uuid, state.DeployArgs{Name: "blog", CharmURL: ch.Url, Base: "ubuntu@22.04"}); err != nil {
+		t.Fatal(err)
+	}
+	denied := func(when string) {
+		t.Helper()
+		if spec, err := st.TrustedCloudSpec(ctx, uuid, "blog"); !errors.Is(err, apierr.PermissionDenied) || err.Error() != "permission denied" {
+			t.Fatalf("%s: %+v, %v", when, spec, err)
+		}
+	}
+	denied("untrusted")
+	key := state.ModelPrefix(uuid) + "applications/blog"
+	rev := func() int64 {
+		t.Helper()
+		resp, err := st.Client().Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Kvs[0].ModRevision
+	}
+	before := rev()
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"trust": "false"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rev() != before {
+		t.Error("an unchanged trust was written")
+	}
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"trust": "true"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := st.TrustedCloudSpec(ctx, uuid, "blog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := state.CloudSpec{Type: "local", Name: "localhost", Region: "localhost", AuthType: "empty"}
+	if !reflect.DeepEqual(*spec, want) {
+		t.Fatalf("trusted: %+v, want %+v", *spec, want)
+	}
+	before = rev()
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", map[string]string{"trust": "true"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rev() != before {
+		t.Error("an unchanged trust was written")
+	}
+	if err := st.SetApplicationConfig(ctx, uuid, "blog", nil, []string{"trust"}); err != nil {
+		t.Fatal(err)
+	}
+	denied("after --reset trust")
+	if _, err := st.TrustedCloudSpec(ctx, uuid, "nope"); !errors.Is(err, apierr.NotFound) {
+		t.Fatalf("unknown application: %v", err)
+	}
+}

@@ -6,3 +6,6 @@ func (h *Hub) WatchedModels() int {
 	defer h.mu.Unlock()
 	return len(h.models)
 }
+
+// MaxBulkOps is the bound on a bulk transaction, for the test that it fits the store.
+const MaxBulkOps = maxBulkOps

@@ -13,14 +13,18 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/status"
 )
 
 // Leadership: one leader per application, held as an etcd lease. The key leases/<app> names
-// the leading unit and is attached to a lease its agent keeps extending; when the agent stops
-// extending (it died, its machine went away) etcd deletes the key and another unit's agent,
-// watching it, claims. Leader settings live beside it in leadersettings/<app>.
+// the leading unit and is attached to a lease its agent keeps extending, whatever hooks run;
+// when the agent stops extending (it died, its machine went away) etcd deletes the key and
+// another unit's agent, watching it, claims. The holder's agent stops counting itself leader a
+// guard time before the lease can run out (controller/agent/leadership.go), so two units never
+// both believe they lead. Leader-only writes assert the key in their transaction, so a former
+// leader's write is refused. Leader settings live beside it in leadersettings/<app>.
 
 func leaseKey(uuid, app string) string { return ModelPrefix(uuid) + "leases/" + app }
 func leaderSettingsKey(uuid, app string) string {
@@ -49,17 +53,31 @@ func (r *reader) releaseLeadership(ctx context.Context, w *writes, uuid string, 
 	return nil
 }
 
+// LeadershipClaim is the outcome of a claim: whether the unit holds the leadership, who does,
+// and for how long the lease now runs.
+type LeadershipClaim struct {
+	Held   bool
+	Leader string
+	// TTL is the lease's duration in seconds, counted by etcd from the moment it granted or
+	// extended it (so after the claim was sent): the holder leads at least that long after
+	// sending the claim. It is the ttl asked for, or more when etcd raised it to its minimum.
+	TTL int64
+}
+
 // ClaimLeadership claims the leadership of unit's application for ttl seconds, or extends it
-// when unit holds it already. It returns whether unit holds it after the call and who does.
-// Only an alive unit of an alive or dying application takes or extends leadership; a unit that
-// is not alive gives up the leadership it holds, so that an alive unit can take over at once.
-func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int64) (held bool, leader string, err error) {
+// when unit holds it already. Only an alive unit of an alive or dying application takes or
+// extends leadership; a unit that is not alive gives up the leadership it holds, so that an
+// alive unit can take over at once.
+//
+// Extending costs one read transaction and one lease keep-alive: nothing is written to the
+// key. Nobody else can claim until etcd deletes the key, when the lease runs out.
+func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int64) (LeadershipClaim, error) {
 	if ttl <= 0 {
-		return false, "", apierr.Errorf(apierr.NotValid, "leadership lease of %d seconds not valid", ttl)
+		return LeadershipClaim{}, apierr.Errorf(apierr.NotValid, "leadership lease of %d seconds not valid", ttl)
 	}
 	app, err := names.UnitApplication(unit)
 	if err != nil {
-		return false, "", apierr.Errorf(apierr.NotValid, "unit name %q not valid", unit)
+		return LeadershipClaim{}, apierr.Errorf(apierr.NotValid, "unit name %q not valid", unit)
 	}
 	what := fmt.Sprintf("unit %q cannot claim leadership of %q", unit, app)
 	key := leaseKey(uuid, app)
@@ -68,7 +86,7 @@ func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int6
 			clientv3.OpGet(unitKey(uuid, unit)), clientv3.OpGet(applicationKey(uuid, app)), clientv3.OpGet(key),
 		).Commit()
 		if err != nil {
-			return false, "", fmt.Errorf("%s: %w", what, err)
+			return LeadershipClaim{}, fmt.Errorf("%s: %w", what, err)
 		}
 		kvs := make([]*mvccpb.KeyValue, 3)
 		for i, r := range resp.Responses {
@@ -78,17 +96,17 @@ func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int6
 		}
 		ukv, akv, lkv := kvs[0], kvs[1], kvs[2]
 		if ukv == nil {
-			return false, "", apierr.Errorf(apierr.NotFound, "%s: unit not found", what)
+			return LeadershipClaim{}, apierr.Errorf(apierr.NotFound, "%s: unit not found", what)
 		}
 		if akv == nil {
-			return false, "", apierr.Errorf(apierr.NotFound, "%s: application not found", what)
+			return LeadershipClaim{}, apierr.Errorf(apierr.NotFound, "%s: application not found", what)
 		}
 		u, a := &storepb.Unit{}, &storepb.Application{}
 		if err := unmarshal(ukv, u); err != nil {
-			return false, "", err
+			return LeadershipClaim{}, err
 		}
 		if err := unmarshal(akv, a); err != nil {
-			return false, "", err
+			return LeadershipClaim{}, err
 		}
 		holder := ""
 		if lkv != nil {
@@ -96,30 +114,31 @@ func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int6
 		}
 		if u.Life != string(life.Alive) || a.Life == string(life.Dead) {
 			if holder != unit {
-				return false, holder, nil
+				return LeadershipClaim{Leader: holder}, nil
 			}
-			return false, "", s.giveUpLeadership(ctx, unit, key, lkv)
+			return LeadershipClaim{}, s.giveUpLeadership(ctx, unit, key, lkv)
 		}
 		switch {
 		case holder == unit && lkv.Lease != 0:
-			_, err := s.kv.KeepAliveOnce(ctx, clientv3.LeaseID(lkv.Lease))
-			if err == nil {
-				return true, unit, nil
+			alive, err := s.kv.KeepAliveOnce(ctx, clientv3.LeaseID(lkv.Lease))
+			if err == nil && alive.TTL >= ttl {
+				return LeadershipClaim{Held: true, Leader: unit, TTL: alive.TTL}, nil
 			}
-			if !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-				return false, "", fmt.Errorf("%s: extending lease: %w", what, err)
+			if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+				return LeadershipClaim{}, fmt.Errorf("%s: extending lease: %w", what, err)
 			}
-			// The lease ran out just now: put the key on a new one, asserting nobody took it
-			// meanwhile (its revision unchanged: a lapsed lease deletes the key, which fails
-			// the assertion, and the next read sees who holds it now).
+			// The lease ran out just now, or it is shorter than asked for (granted before
+			// the lease duration was raised): put the key on a new one, asserting nobody took
+			// it meanwhile (its revision unchanged: a lapsed lease deletes the key, which
+			// fails the assertion, and the next read sees who holds it now).
 		case holder == unit, holder == "":
 			// Unit's key without a lease (never written so) or nobody's: take it on a new one.
 		default:
-			return false, holder, nil
+			return LeadershipClaim{Leader: holder}, nil
 		}
 		grant, err := s.kv.Grant(ctx, ttl)
 		if err != nil {
-			return false, "", fmt.Errorf("%s: granting lease: %w", what, err)
+			return LeadershipClaim{}, fmt.Errorf("%s: granting lease: %w", what, err)
 		}
 		keyCmp := clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
 		if lkv != nil {
@@ -133,15 +152,19 @@ func (s *State) ClaimLeadership(ctx context.Context, uuid, unit string, ttl int6
 			clientv3.Compare(clientv3.ModRevision(applicationKey(uuid, app)), "=", akv.ModRevision),
 		).Then(clientv3.OpPut(key, unit, clientv3.WithLease(grant.ID))).Commit()
 		if err == nil && put.Succeeded {
-			return true, unit, nil
+			if lkv != nil && lkv.Lease != 0 {
+				// The key left its old lease: nothing else is attached to it.
+				_, _ = s.kv.Revoke(ctx, clientv3.LeaseID(lkv.Lease))
+			}
+			return LeadershipClaim{Held: true, Leader: unit, TTL: grant.TTL}, nil
 		}
 		// Not needed after all: let it go rather than wait for it to run out.
 		_, _ = s.kv.Revoke(ctx, grant.ID)
 		if err != nil {
-			return false, "", fmt.Errorf("%s: %w", what, err)
+			return LeadershipClaim{}, fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	return false, "", apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
+	return LeadershipClaim{}, apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
 }
 
 // giveUpLeadership deletes unit's lease key. Revoking its lease deletes exactly the key attached
@@ -181,7 +204,8 @@ type AgentApplication struct {
 	// revision of the last leader settings change (0 when never set).
 	Leader                 string
 	LeaderSettingsRevision int64
-	// The model's name and configuration (update-status-hook-interval).
+	// The model's name and configuration (update-status-hook-interval), the controller's model
+	// defaults inherited.
 	ModelName   string
 	ModelConfig map[string]string
 }
@@ -192,6 +216,7 @@ func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*A
 	resp, err := s.kv.Txn(ctx).Then(
 		clientv3.OpGet(applicationKey(uuid, name)), clientv3.OpGet(leaseKey(uuid, name)),
 		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()), clientv3.OpGet(modelKey(uuid)),
+		clientv3.OpGet(controllerKey),
 	).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading application %q: %w", name, err)
@@ -216,6 +241,13 @@ func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*A
 			return nil, fmt.Errorf("decoding model %q: %w", uuid, err)
 		}
 		out.ModelName, out.ModelConfig = m.Name, m.Config
+	}
+	if kvs := resp.Responses[4].GetResponseRange().GetKvs(); len(kvs) > 0 {
+		c := &storepb.Controller{}
+		if err := proto.Unmarshal(kvs[0].Value, c); err != nil {
+			return nil, fmt.Errorf("decoding controller: %w", err)
+		}
+		out.ModelConfig = modelconfig.Inherit(c.ModelDefaults, out.ModelConfig)
 	}
 	cfg, err := s.applicationCharmConfig(ctx, uuid, out.Application)
 	if err != nil {
@@ -265,7 +297,8 @@ func (r *reader) requireLeader(ctx context.Context, uuid, unit, what string) (st
 		return "", err
 	}
 	if leader != unit {
-		return "", apierr.Errorf(apierr.PermissionDenied, "%s: unit %q is not the leader", what, unit)
+		// Juju's words: a lapsed lease deletes the key, so a former leader gets this too.
+		return "", apierr.Errorf(apierr.PermissionDenied, "%s: prerequisites failed: %q is not leader of %q", what, unit, app)
 	}
 	return app, nil
 }
@@ -275,7 +308,7 @@ func (r *reader) requireLeader(ctx context.Context, uuid, unit, what string) (st
 // is written when nothing changes, so followers see no leader-settings-changed.
 func (s *State) SetLeaderSettings(ctx context.Context, uuid, unit string, values map[string]string) error {
 	app, _ := names.UnitApplication(unit)
-	what := fmt.Sprintf("cannot set leader settings of %q", app)
+	what := fmt.Sprintf("failed to merge leadership settings: application %q", app)
 	return s.run(ctx, what, func(ctx context.Context, r *reader) (*writes, error) {
 		if err := r.prefetch(ctx, leaseKey(uuid, app), leaderSettingsKey(uuid, app)); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +19,12 @@ const leaseTTL = 30
 
 func claim(t *testing.T, uuid, unit string, wantHeld bool, wantLeader string) {
 	t.Helper()
-	held, leader, err := st.ClaimLeadership(context.Background(), uuid, unit, leaseTTL)
-	if err != nil || held != wantHeld || leader != wantLeader {
-		t.Fatalf("%s claims: held %v leader %q err %v; want %v %q", unit, held, leader, err, wantHeld, wantLeader)
+	c, err := st.ClaimLeadership(context.Background(), uuid, unit, leaseTTL)
+	if err != nil || c.Held != wantHeld || c.Leader != wantLeader {
+		t.Fatalf("%s claims: %+v err %v; want %v %q", unit, c, err, wantHeld, wantLeader)
+	}
+	if c.Held && c.TTL != leaseTTL {
+		t.Fatalf("%s claims: lease of %d s; want %d", unit, c.TTL, leaseTTL)
 	}
 }
 
@@ -67,8 +71,8 @@ func TestOneLeaderPerApplication(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			held, leader, err := st.ClaimLeadership(ctx, uuid, u, leaseTTL)
-			results[i] = result{held, leader, err}
+			c, err := st.ClaimLeadership(ctx, uuid, u, leaseTTL)
+			results[i] = result{c.Held, c.Leader, err}
 		}()
 	}
 	wg.Wait()
@@ -102,9 +106,9 @@ func TestLeadershipLeaseExpires(t *testing.T) {
 	uuid := newModel(t, "")
 	deploy(t, uuid, "wordpress", wordpressMeta, "")
 	addUnits(t, uuid, "wordpress", 2)
-	held, _, err := st.ClaimLeadership(ctx, uuid, "wordpress/0", 1)
-	if err != nil || !held {
-		t.Fatalf("claim: %v %v", held, err)
+	c, err := st.ClaimLeadership(ctx, uuid, "wordpress/0", 1)
+	if err != nil || !c.Held {
+		t.Fatalf("claim: %+v %v", c, err)
 	}
 	// Not extended, the lease runs out and the key goes with it.
 	deadline := time.Now().Add(10 * time.Second)
@@ -127,10 +131,10 @@ func TestClaimLeadershipRefusals(t *testing.T) {
 	uuid := newModel(t, "")
 	deploy(t, uuid, "wordpress", wordpressMeta, "")
 	units := addUnits(t, uuid, "wordpress", 2)
-	if _, _, err := st.ClaimLeadership(ctx, uuid, "wordpress/7", leaseTTL); !errors.Is(err, apierr.NotFound) {
+	if _, err := st.ClaimLeadership(ctx, uuid, "wordpress/7", leaseTTL); !errors.Is(err, apierr.NotFound) {
 		t.Fatalf("missing unit claims: %v", err)
 	}
-	if _, _, err := st.ClaimLeadership(ctx, uuid, units[0], 0); !errors.Is(err, apierr.NotValid) {
+	if _, err := st.ClaimLeadership(ctx, uuid, units[0], 0); !errors.Is(err, apierr.NotValid) {
 		t.Fatalf("zero ttl: %v", err)
 	}
 	claim(t, uuid, units[0], true, units[0])
@@ -211,9 +215,11 @@ func TestLeaderSettingsOnlyByLeader(t *testing.T) {
 	if err != nil || app.Leader != units[0] || app.LeaderSettingsRevision != next {
 		t.Fatalf("application leadership: %v %v", app, err)
 	}
-	// Its lease gone, the old leader may no longer write.
+	// Its lease gone, the old leader may no longer write: Juju's words.
 	revokeLease(t, uuid, "wordpress")
-	if err := st.SetLeaderSettings(ctx, uuid, units[0], map[string]string{"k": "w"}); !errors.Is(err, apierr.PermissionDenied) {
+	err = st.SetLeaderSettings(ctx, uuid, units[0], map[string]string{"k": "w"})
+	want := `failed to merge leadership settings: application "wordpress": prerequisites failed: "wordpress/0" is not leader of "wordpress"`
+	if !errors.Is(err, apierr.PermissionDenied) || err.Error() != want {
 		t.Fatalf("ex-leader sets: %v", err)
 	}
 	if _, _, err := st.LeaderSettings(ctx, uuid, "nope"); !errors.Is(err, apierr.NotFound) {
@@ -304,6 +310,95 @@ func TestClaimRenewsALeaselessKey(t *testing.T) {
 	resp, err := st.Client().Get(ctx, key)
 	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].Lease == 0 {
 		t.Fatalf("key after renewal: %v %v", resp, err)
+	}
+	audit(t, uuid)
+}
+
+// Nobody else can claim for the whole lease after the holder sent its claim (what its agent's
+// guard counts on), nor after each extension; once the holder stops extending, the lease runs
+// out, another unit claims, and the former leader's writes are refused.
+func TestNobodyElseClaimsWithinTheLease(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	deploy(t, uuid, "wordpress", wordpressMeta, "")
+	units := addUnits(t, uuid, "wordpress", 2)
+	const ttl = 2
+	sent := time.Now()
+	if c, err := st.ClaimLeadership(ctx, uuid, units[0], ttl); err != nil || !c.Held || c.TTL != ttl {
+		t.Fatalf("claim: %+v %v", c, err)
+	}
+	// A lease's worth, extended every half lease.
+	for extensions := 0; extensions < 2; {
+		if c, err := st.ClaimLeadership(ctx, uuid, units[1], ttl); err != nil || c.Held || c.Leader != units[0] {
+			t.Fatalf("%v after the claim: %+v %v", time.Since(sent), c, err)
+		}
+		if time.Since(sent) >= ttl*time.Second/2 {
+			sent = time.Now()
+			if c, err := st.ClaimLeadership(ctx, uuid, units[0], ttl); err != nil || !c.Held || c.TTL != ttl {
+				t.Fatalf("extension: %+v %v", c, err)
+			}
+			extensions++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// No longer extended: nobody else until the lease runs out, then the other unit.
+	for {
+		c, err := st.ClaimLeadership(ctx, uuid, units[1], ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Held {
+			if since := time.Since(sent); since < ttl*time.Second {
+				t.Fatalf("claimed %v after the holder's last extension was sent", since)
+			}
+			break
+		}
+		if time.Since(sent) > 10*time.Second {
+			t.Fatal("the lease never ran out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	err := st.SetLeaderSettings(ctx, uuid, units[0], map[string]string{"k": "v"})
+	if !errors.Is(err, apierr.PermissionDenied) || !strings.Contains(err.Error(), `prerequisites failed: "wordpress/0" is not leader of "wordpress"`) {
+		t.Fatalf("former leader sets: %v", err)
+	}
+	err = st.SetApplicationStatus(ctx, uuid, units[0], "active", "")
+	if !errors.Is(err, apierr.PermissionDenied) {
+		t.Fatalf("former leader sets the application's status: %v", err)
+	}
+	audit(t, uuid)
+}
+
+// A lease shorter than the one asked for (granted when the lease duration was shorter) is
+// replaced, not extended: the holder counts on the duration it is told.
+func TestShortLeaseIsReplacedByTheLongerAskedFor(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	deploy(t, uuid, "wordpress", wordpressMeta, "")
+	units := addUnits(t, uuid, "wordpress", 1)
+	if c, err := st.ClaimLeadership(ctx, uuid, units[0], 5); err != nil || !c.Held || c.TTL != 5 {
+		t.Fatalf("claim: %+v %v", c, err)
+	}
+	key := state.ModelPrefix(uuid) + "leases/wordpress"
+	before, err := st.Client().Get(ctx, key)
+	if err != nil || len(before.Kvs) != 1 {
+		t.Fatal(before, err)
+	}
+	claim(t, uuid, units[0], true, units[0]) // leaseTTL
+	after, err := st.Client().Get(ctx, key)
+	if err != nil || len(after.Kvs) != 1 || after.Kvs[0].Lease == before.Kvs[0].Lease {
+		t.Fatalf("key after: %v %v", after, err)
+	}
+	ttl, err := st.Client().TimeToLive(ctx, clientv3.LeaseID(after.Kvs[0].Lease))
+	if err != nil || ttl.GrantedTTL != leaseTTL {
+		t.Fatalf("new lease: %v %v", ttl, err)
+	}
+	if old, err := st.Client().TimeToLive(ctx, clientv3.LeaseID(before.Kvs[0].Lease)); err != nil || old.TTL != -1 {
+		t.Fatalf("old lease still there: %v %v", old, err)
+	}
+	// A longer lease than asked for is kept, and its duration told.
+	if c, err := st.ClaimLeadership(ctx, uuid, units[0], 5); err != nil || !c.Held || c.TTL != leaseTTL {
+		t.Fatalf("shorter claim: %+v %v", c, err)
 	}
 	audit(t, uuid)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/limits"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/status"
 )
 
@@ -20,44 +22,89 @@ type MachineParams struct {
 	Constraints string
 }
 
-// AddMachine adds a machine with the host-units job. Its constraints are the model's merged with
-// the given ones (L-C3); its base defaults to the model's default base, then the default LTS.
+// AddMachine adds one machine (AddMachines).
 func (s *State) AddMachine(ctx context.Context, uuid string, p MachineParams) (string, error) {
-	cons, err := canonicalConstraints(p.Constraints)
+	ids, err := s.AddMachines(ctx, uuid, []MachineParams{p})
 	if err != nil {
 		return "", err
 	}
-	var id string
-	err = s.run(ctx, "cannot add machine", func(ctx context.Context, r *reader) (*writes, error) {
+	return ids[0], nil
+}
+
+// CheckMachineCount refuses a call for no machines or for more than limits.MaxMachinesPerCall.
+func CheckMachineCount(n int) error {
+	if n < 1 {
+		return apierr.Errorf(apierr.NotValid, "must add at least one machine")
+	}
+	if n > limits.MaxMachinesPerCall {
+		return apierr.Errorf(apierr.NotValid, "cannot add %d machines: at most %d per call", n, limits.MaxMachinesPerCall)
+	}
+	return nil
+}
+
+// AddMachines adds machines with the host-units job, all in one transaction: a refused or
+// interrupted call adds none (at most limits.MaxMachinesPerCall). Their constraints are the
+// model's merged with the given ones (L-C3); their base defaults to the model's default base,
+// then the controller's model default, then the default LTS.
+func (s *State) AddMachines(ctx context.Context, uuid string, params []MachineParams) ([]string, error) {
+	if err := CheckMachineCount(len(params)); err != nil {
+		return nil, err
+	}
+	cons := make([]string, len(params))
+	for i, p := range params {
+		c, err := canonicalConstraints(p.Constraints)
+		if err != nil {
+			return nil, err
+		}
+		cons[i] = c
+	}
+	var ids []string
+	err := s.run(ctx, "cannot add machine", func(ctx context.Context, r *reader) (*writes, error) {
 		m, err := r.model(ctx, uuid)
 		if err != nil {
 			return nil, err
 		}
-		b := p.Base
-		if b == "" {
-			b = m.DefaultBase
+		defaultBase := m.DefaultBase
+		for _, p := range params {
+			if p.Base != "" || defaultBase != "" {
+				continue
+			}
+			c := &storepb.Controller{}
+			if _, err := r.get(ctx, controllerKey, c); err != nil {
+				return nil, err
+			}
+			if defaultBase = c.ModelDefaults[modelconfig.DefaultBase]; defaultBase == "" {
+				defaultBase = base.DefaultLTS.DisplayString()
+			}
+			break
 		}
-		if b == "" {
-			b = base.DefaultLTS.DisplayString()
-		}
-		parsed, err := base.Parse(b)
-		if err != nil {
-			return nil, apierr.Errorf(apierr.NotValid, "%v", err)
-		}
-		merged, err := mergeConstraints(m.Constraints, cons)
-		if err != nil {
-			return nil, err
-		}
-		w := &writes{}
-		if id, err = r.newMachine(ctx, w, s, uuid, parsed.DisplayString(), merged); err != nil {
-			return nil, err
+		w := &writes{bulk: true}
+		ids = ids[:0]
+		for i, p := range params {
+			b := p.Base
+			if b == "" {
+				b = defaultBase
+			}
+			parsed, err := base.Parse(b)
+			if err != nil {
+				return nil, apierr.Errorf(apierr.NotValid, "%v", err)
+			}
+			merged, err := mergeConstraints(m.Constraints, cons[i])
+			if err != nil {
+				return nil, err
+			}
+			id, err := r.newMachine(ctx, w, s, uuid, parsed.DisplayString(), merged)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
 		}
 		return w, nil
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return id, nil
+	return ids, nil
 }
 
 // newMachine writes a new alive machine, waiting for the provisioner.

@@ -36,6 +36,9 @@ type BootstrapArgs struct {
 	Cloud, Region     string
 	// Base of machine 0, the controller host.
 	Base string
+	// ModelDefaults are the controller's model defaults (bootstrap --model-default), checked
+	// as model configuration.
+	ModelDefaults map[string]string
 }
 
 // Bootstrap creates the controller document, the "controller" model (with machine 0, the
@@ -46,13 +49,20 @@ func (s *State) Bootstrap(ctx context.Context, args BootstrapArgs) (*storepb.Con
 	if err == nil {
 		return existing, nil
 	}
+	defaults, err := modelconfig.Apply(nil, args.ModelDefaults, nil)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.NotValid, "model defaults: %v", err)
+	}
+	if len(defaults) == 0 {
+		defaults = nil
+	}
 	uuid, err := newUUID()
 	if err != nil {
 		return nil, err
 	}
 	ctrl := &storepb.Controller{
 		Uuid: uuid, Name: args.ControllerName, AdminPasswordHash: args.AdminPasswordHash,
-		Created: s.now().UnixNano(),
+		Created: s.now().UnixNano(), ModelDefaults: defaults,
 	}
 	err = s.run(ctx, "bootstrapping controller", func(ctx context.Context, r *reader) (*writes, error) {
 		found, err := r.get(ctx, controllerKey, nil)

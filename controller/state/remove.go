@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/life"
@@ -68,19 +70,14 @@ func (s *State) DestroyUnit(ctx context.Context, uuid, name string, opts Destroy
 			}
 			return w, nil
 		}
-		if u.MachineId != "" && u.PasswordHash == "" && len(u.Subordinates) == 0 && len(u.Scopes) == 0 {
-			m := &storepb.Machine{}
-			found, err := r.get(ctx, machineKey(uuid, u.MachineId), m)
-			if err != nil {
-				return nil, err
+		if never, err := r.neverDeployed(ctx, uuid, u); err != nil {
+			return nil, err
+		} else if never {
+			res.Outcome = OutcomeRemoved
+			if opts.DryRun {
+				return nil, nil
 			}
-			if !found || m.InstanceId == "" {
-				res.Outcome = OutcomeRemoved
-				if opts.DryRun {
-					return nil, nil
-				}
-				return w, r.removeUnit(ctx, w, uuid, u)
-			}
+			return w, r.removeUnit(ctx, w, uuid, u)
 		}
 		res.Outcome = OutcomeDying
 		if opts.DryRun {
@@ -92,6 +89,114 @@ func (s *State) DestroyUnit(ctx context.Context, uuid, name string, opts Destroy
 		return w, nil
 	})
 	return res, err
+}
+
+// neverDeployed reports whether principal unit u was never deployed and cannot be while its
+// machine has no instance: no machine agent exists to deploy it, so it has no credential, scope
+// or subordinate (L-M5). The machine is read through r, so an instance recorded meanwhile fails
+// the commit.
+func (r *reader) neverDeployed(ctx context.Context, uuid string, u *storepb.Unit) (bool, error) {
+	if u.Principal != "" || u.MachineId == "" || u.PasswordHash != "" || len(u.Subordinates) > 0 || len(u.Scopes) > 0 {
+		return false, nil
+	}
+	m := &storepb.Machine{}
+	found, err := r.get(ctx, machineKey(uuid, u.MachineId), m)
+	if err != nil {
+		return false, err
+	}
+	return !found || m.InstanceId == "", nil
+}
+
+// RemoveUndeployedUnits is the provisioner's duty, in place of the machine agent there is not,
+// for a machine that has no instance and is not getting one (its provisioning failed, or it is
+// not alive; L-M5). Its units were never deployed, so no agent follows their dying application
+// (L-U6) or removes them (L-U3). Each unit that is not alive, or whose application is not alive,
+// is removed at once, as remove-unit does (L-M5), one transaction each (L-G4); the last unit of
+// a dying application takes the application with it (L-A3), so nothing stays dying for an
+// agent that will never run (L-F2). Units still wanted stay, waiting for the machine to be
+// provisioned. It returns the units it removed.
+//
+// It costs one range read of the machine's unit index and one read per application found
+// there, so the provisioner can call it for every such machine on each pass.
+func (s *State) RemoveUndeployedUnits(ctx context.Context, uuid, machineID string) ([]string, error) {
+	prefix := machineUnitsPrefix(uuid, machineID)
+	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("listing units of machine %s: %w", machineID, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, nil
+	}
+	appAlive := map[string]bool{}
+	var removed []string
+	for _, kv := range resp.Kvs {
+		name := string(kv.Key)[len(prefix):]
+		app, err := names.UnitApplication(name)
+		if err != nil {
+			continue
+		}
+		if string(kv.Value) == string(life.Alive) {
+			alive, ok := appAlive[app]
+			if !ok {
+				a := &storepb.Application{}
+				found, err := s.getDoc(ctx, applicationKey(uuid, app), a)
+				if err != nil {
+					return removed, err
+				}
+				alive = found && a.Life == string(life.Alive)
+				appAlive[app] = alive
+			}
+			if alive {
+				continue
+			}
+		}
+		done, err := s.RemoveUndeployedUnit(ctx, uuid, name)
+		if err != nil {
+			return removed, err
+		}
+		if done {
+			removed = append(removed, name)
+		}
+	}
+	return removed, nil
+}
+
+// RemoveUndeployedUnit removes one principal unit that was never deployed and never will be
+// (see RemoveUndeployedUnits), in one transaction that checks it all again. It reports whether
+// it removed the unit: a unit that is still wanted, or that was deployed after all (its machine
+// got an instance), stays.
+func (s *State) RemoveUndeployedUnit(ctx context.Context, uuid, name string) (bool, error) {
+	var removed bool
+	err := s.run(ctx, fmt.Sprintf("cannot remove unit %q", name), func(ctx context.Context, r *reader) (*writes, error) {
+		removed = false
+		app, err := names.UnitApplication(name)
+		if err != nil {
+			return nil, apierr.Errorf(apierr.NotValid, "%q is not a valid unit name", name)
+		}
+		if err := r.prefetch(ctx, unitKey(uuid, name), applicationKey(uuid, app), leaseKey(uuid, app)); err != nil {
+			return nil, err
+		}
+		u := &storepb.Unit{}
+		if found, err := r.get(ctx, unitKey(uuid, name), u); err != nil || !found {
+			return nil, err
+		}
+		if never, err := r.neverDeployed(ctx, uuid, u); err != nil || !never {
+			return nil, err
+		}
+		if u.Life == string(life.Alive) {
+			a, err := r.application(ctx, uuid, u.Application)
+			if err != nil {
+				return nil, err
+			}
+			if a.Life == string(life.Alive) {
+				return nil, nil
+			}
+		}
+		removed = true
+		w := &writes{}
+		return w, r.removeUnit(ctx, w, uuid, u)
+	})
+	return removed, err
 }
 
 // putUnitLife writes a unit whose life changed and, for a principal, the copy of its life in

@@ -363,7 +363,8 @@ func TestConcurrentAddUnitsRetry_LG3(t *testing.T) {
 	}
 }
 
-func TestManyUnitsManySmallTransactions_LG4(t *testing.T) {
+// 150 units in one add-unit call: one transaction, bounded by the call (limits), not the model.
+func TestManyUnitsOneCall_LG4(t *testing.T) {
 	ctx := context.Background()
 	uuid := newModel(t, "")
 	deploy(t, uuid, "wordpress", wordpressMeta, "")

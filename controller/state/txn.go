@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
@@ -24,6 +27,15 @@ const (
 
 // maxOps keeps every transaction well under etcd's 128 operations (L-G4).
 const maxOps = 100
+
+// maxBulkOps bounds a bulk transaction (writes.bulk): one whose size follows a request that
+// limits bounds per call (deploy and add-unit -n, add-machine -n), never the model. It stays
+// under the embedded etcd's store.MaxTxnOps, for its operations and its comparisons alike.
+const maxBulkOps = 4000
+
+// maxTxnBytes is etcd's default --max-request-bytes (1.5 MiB), which the embedded etcd keeps:
+// a transaction estimated larger is refused here with a clear error rather than sent.
+const maxTxnBytes = 3 << 19
 
 // errRetry, returned by a build, starts the transaction again from fresh reads: what it read
 // outside the guards (a listing) has already changed.
@@ -73,6 +85,8 @@ type writes struct {
 	ops   []clientv3.Op
 	index map[string]int
 	err   error // the first document that could not be encoded; the transaction is not sent
+	// bulk lets the transaction hold up to maxBulkOps operations instead of maxOps.
+	bulk bool
 }
 
 func (w *writes) add(key string, op clientv3.Op) {
@@ -192,11 +206,23 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 		for key, next := range r.seqs {
 			w.putRaw(key, strconv.FormatInt(next, 10))
 		}
-		if len(w.ops)+len(r.cmps) > maxOps {
+		if !w.bulk && len(w.ops)+len(r.cmps) > maxOps {
 			return fmt.Errorf("%s: transaction of %d operations is too large", what, len(w.ops)+len(r.cmps))
 		}
+		if w.bulk && max(len(w.ops), len(r.cmps)) > maxBulkOps {
+			return apierr.Errorf(apierr.NotValid, "%s: %d operations are more than the store takes at once (%d); ask for less in one call", what, max(len(w.ops), len(r.cmps)), maxBulkOps)
+		}
+		if err := checkTxnSize(what, r.cmps, w.ops); err != nil {
+			return err
+		}
 		resp, err := s.kv.Txn(ctx).If(r.cmps...).Then(w.ops...).Commit()
-		if err != nil {
+		switch {
+		case errors.Is(err, rpctypes.ErrTooManyOps):
+			// An external etcd with a lower --max-txn-ops than store.MaxTxnOps.
+			return apierr.Errorf(apierr.NotValid, "%s: the store refuses a transaction of %d operations (its --max-txn-ops is lower); ask for less in one call", what, max(len(w.ops), len(r.cmps)))
+		case errors.Is(err, rpctypes.ErrRequestTooLarge):
+			return apierr.Errorf(apierr.NotValid, "%s: the change is larger than the store takes at once (its --max-request-bytes)", what)
+		case err != nil:
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		if resp.Succeeded {
@@ -213,4 +239,46 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 		}
 	}
 	return apierr.Errorf(apierr.Contention, "%s: state changing too quickly; try again soon", what)
+}
+
+// checkTxnSize refuses a transaction larger than etcd takes in one request, before it is sent:
+// etcd would refuse it with "request is too large" (or the client with a gRPC size error), and
+// a document is never cut to fit. The estimate counts every key and value, plus a few bytes of
+// framing per operation, which is more than etcd's encoding adds.
+func checkTxnSize(what string, cmps []clientv3.Cmp, ops []clientv3.Op) error {
+	const framing = 16
+	size := 0
+	for i := range cmps {
+		size += proto.Size(cmps[i].GetCompare()) + framing
+	}
+	var largest string
+	largestSize := 0
+	for _, op := range ops {
+		n := len(op.KeyBytes()) + len(op.ValueBytes()) + len(op.RangeBytes()) + framing
+		size += n
+		if n > largestSize {
+			largest, largestSize = string(op.KeyBytes()), n
+		}
+	}
+	if size <= maxTxnBytes {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: the change is %s, more than the %s the store takes at once", what, mib(size), mib(maxTxnBytes))
+	if largestSize > maxTxnBytes/2 {
+		// One document is most of it: name it (its key without the model's prefix).
+		name := largest
+		if i := strings.Index(name, "/models/"); i >= 0 {
+			if j := strings.Index(name[i+len("/models/"):], "/"); j >= 0 {
+				name = name[i+len("/models/")+j+1:]
+			}
+		}
+		msg += fmt.Sprintf(" (%s alone is %s)", name, mib(largestSize))
+	}
+	return apierr.Errorf(apierr.NotValid, "%s", msg)
+}
+
+// mib prints a size in MiB, as etcd's limits are given, rounded up: a size just over a limit
+// never prints as the limit itself.
+func mib(n int) string {
+	return fmt.Sprintf("%.1f MiB", math.Ceil(float64(n)*10/(1<<20))/10)
 }

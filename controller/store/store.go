@@ -23,6 +23,15 @@ type Store struct {
 	etcd   *embed.Etcd
 }
 
+// MaxTxnOps is how many operations (and how many comparisons) one transaction may hold in the
+// embedded etcd; etcd's default is 128. A deploy writes its application, units and new
+// machines in one transaction, whole or not at all, and a unit with a new machine is three
+// writes (limits.MaxUnitsPerCall units per call): one transaction that etcd applies as one raft
+// entry beats a recovery worker finishing half-done deploys. An external cluster
+// (--etcd-endpoints) needs --max-txn-ops of at least this for deploys of more than about 40
+// units per call; below that, etcd refuses the transaction and nothing is written.
+const MaxTxnOps = 4096
+
 // EmbeddedOptions tune the embedded server.
 type EmbeddedOptions struct {
 	// NoFsync trades durability for speed; only for tests and benchmarks.
@@ -75,6 +84,7 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions) (*Stor
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.AutoCompactionMode = "periodic"
 	cfg.AutoCompactionRetention = "1h"
+	cfg.MaxTxnOps = MaxTxnOps
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded etcd: %w", err)

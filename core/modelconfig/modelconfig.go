@@ -6,6 +6,7 @@ package modelconfig
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,8 @@ const (
 	JujuHTTPSProxy           = "juju-https-proxy"
 	JujuNoProxy              = "juju-no-proxy"
 	LoggingConfig            = "logging-config"
+	MaxActionResultsAge      = "max-action-results-age"
+	MaxActionResultsSize     = "max-action-results-size"
 	NoProxy                  = "no-proxy"
 	UpdateStatusHookInterval = "update-status-hook-interval"
 )
@@ -45,8 +48,9 @@ const (
 
 // Sources of a value, as model-config shows them.
 const (
-	SourceDefault = "default"
-	SourceModel   = "model"
+	SourceDefault    = "default"
+	SourceController = "controller"
+	SourceModel      = "model"
 )
 
 // DefaultUpdateStatusHookInterval is Juju's default.
@@ -90,11 +94,9 @@ var keys = map[string]Key{
 			version.Juju + "); read-only.",
 	},
 	AutomaticallyRetryHooks: {
-		Type: TypeBool, Default: "false", check: checkBool(AutomaticallyRetryHooks),
+		Type: TypeBool, Default: "true", check: checkBool(AutomaticallyRetryHooks),
 		Description: "Whether a unit agent retries a failed hook by itself, after 5s, then twice as long " +
 			"each time up to 5m, until it succeeds or is resolved.",
-		Here: "Juju's default is true; here it is false, so that a failed hook waits for " +
-			"`juju resolved` (lifecycle rule L-U2) unless a model opts in.",
 	},
 	DefaultBase: {
 		Type: TypeString, check: checkDefaultBase,
@@ -144,6 +146,16 @@ var keys = map[string]Key{
 		Description: "The level of each logger of the model's agents, e.g. <root>=INFO;unit=DEBUG; what is " +
 			"below it is not logged (juju-log messages are the unit.<unit>.juju-log logger, hook " +
 			"output unit.<unit>.<hook>, at DEBUG for stdout and WARNING for stderr).",
+	},
+	MaxActionResultsAge: {
+		Type: TypeString, Default: "336h", check: checkActionResultsAge,
+		Description: "How long the results of finished actions and exec commands are kept (a duration " +
+			"such as 336h; 0 keeps them however old).",
+	},
+	MaxActionResultsSize: {
+		Type: TypeString, Default: "5G", check: checkActionResultsSize,
+		Description: "How much space the results of finished actions and exec commands may take " +
+			"before the oldest are removed (a size in MiB, or with a suffix M, G, T; 0 for no limit).",
 	},
 	NoProxy: {
 		Type: TypeString, Default: noProxyDefault,
@@ -257,13 +269,16 @@ func (v Value) Typed() any {
 	return v.Value
 }
 
-// Values lists every key's value in effect for a model whose configuration is config, sorted
-// by key.
-func Values(config map[string]string) []Value {
+// Values lists every key's value in effect for a model whose configuration is config, on a
+// controller whose model defaults are defaults, sorted by key.
+func Values(defaults, config map[string]string) []Value {
 	var out []Value
 	for _, name := range Keys() {
 		k := keys[name]
 		v := Value{Key: k, Value: k.Default, Source: SourceDefault}
+		if set, ok := defaults[name]; ok {
+			v.Value, v.Source = set, SourceController
+		}
 		if set, ok := config[name]; ok {
 			v.Value, v.Source = set, SourceModel
 		}
@@ -275,10 +290,22 @@ func Values(config map[string]string) []Value {
 	return out
 }
 
-// Effective is every key's value in effect, defaults filled in: what agents are given.
+// Inherit is a model's configuration as set, with the controller's model defaults for the
+// keys the model does not set (Juju's defaults are not filled in).
+func Inherit(defaults, config map[string]string) map[string]string {
+	if len(defaults) == 0 {
+		return config
+	}
+	out := maps.Clone(defaults)
+	maps.Copy(out, config)
+	return out
+}
+
+// Effective is every key's value in effect, defaults filled in: what agents are given. config
+// is the model's configuration with the controller's defaults already inherited.
 func Effective(config map[string]string) map[string]string {
 	out := make(map[string]string, len(keys))
-	for _, v := range Values(config) {
+	for _, v := range Values(nil, config) {
 		out[v.Key.Name] = v.Value
 	}
 	return out
@@ -374,4 +401,50 @@ func checkLoggingConfig(value string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(value), nil
+}
+
+func checkActionResultsAge(value string) (string, error) {
+	d, err := time.ParseDuration(value)
+	if err != nil || d < 0 {
+		return "", fmt.Errorf("invalid max action age %q: expected a duration such as 336h", value)
+	}
+	return value, nil
+}
+
+func checkActionResultsSize(value string) (string, error) {
+	if _, err := ParseSize(value); err != nil {
+		return "", err
+	}
+	return value, nil
+}
+
+// sizeUnits are the multipliers of ParseSize's suffixes, in MiB.
+var sizeUnits = map[byte]int64{'M': 1, 'G': 1 << 10, 'T': 1 << 20, 'P': 1 << 30}
+
+// ParseSize reads a size as Juju's configuration writes it: a non-negative number of MiB with
+// an optional suffix M, G, T or P (optionally followed by B or iB), e.g. 5G; it returns bytes.
+func ParseSize(value string) (int64, error) {
+	bad := fmt.Errorf("invalid max action size %q: expected a size such as 5G", value)
+	s := strings.ToUpper(strings.TrimSpace(value))
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
+	mult := int64(1)
+	if n := len(s); n > 0 {
+		if m, ok := sizeUnits[s[n-1]]; ok {
+			mult, s = m, s[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || f*float64(mult) > float64(math.MaxInt64>>20) {
+		return 0, bad
+	}
+	return int64(f * float64(mult) * (1 << 20)), nil
+}
+
+// ActionResultsLimits are a model's max-action-results-age and -size (0: no limit), their
+// defaults when unset or unreadable (stored values were validated when set).
+func ActionResultsLimits(config map[string]string) (maxAge time.Duration, maxBytes int64) {
+	eff := Effective(config)
+	maxAge, _ = time.ParseDuration(eff[MaxActionResultsAge])
+	maxBytes, _ = ParseSize(eff[MaxActionResultsSize])
+	return maxAge, maxBytes
 }

@@ -72,7 +72,7 @@ func TestApplyCanonicalValuesAndReset(t *testing.T) {
 }
 
 func TestValuesDefaultsAndSources(t *testing.T) {
-	vals := Values(map[string]string{"automatically-retry-hooks": "true"})
+	vals := Values(map[string]string{"automatically-retry-hooks": "false", "extra-info": "ctl"}, map[string]string{"automatically-retry-hooks": "true"})
 	byName := map[string]Value{}
 	for _, v := range vals {
 		byName[v.Key.Name] = v
@@ -86,6 +86,7 @@ func TestValuesDefaultsAndSources(t *testing.T) {
 		source string
 	}{
 		{"automatically-retry-hooks", true, "model"},
+		{"extra-info", "ctl", "controller"},
 		{"enable-os-upgrade", true, "default"},
 		{"update-status-hook-interval", "5m", "default"},
 		{"logging-config", "<root>=INFO", "default"},
@@ -122,11 +123,22 @@ func TestUpdateStatusInterval(t *testing.T) {
 }
 
 func TestRetryHooks(t *testing.T) {
-	if RetryHooks(nil) {
-		t.Error("retries by default")
+	if !RetryHooks(nil) {
+		t.Error("does not retry by default (Juju's default is true)")
 	}
-	if !RetryHooks(map[string]string{"automatically-retry-hooks": "true"}) {
-		t.Error("does not retry when set")
+	if RetryHooks(map[string]string{"automatically-retry-hooks": "false"}) {
+		t.Error("retries when turned off")
+	}
+}
+
+// A model's own value wins over the controller's model default; Juju's defaults are not filled in.
+func TestInherit(t *testing.T) {
+	got := Inherit(map[string]string{"extra-info": "ctl", "automatically-retry-hooks": "false"}, map[string]string{"extra-info": "mine"})
+	if want := map[string]string{"extra-info": "mine", "automatically-retry-hooks": "false"}; !maps.Equal(got, want) {
+		t.Errorf("Inherit = %v, want %v", got, want)
+	}
+	if got := Inherit(nil, map[string]string{"a": "b"}); !maps.Equal(got, map[string]string{"a": "b"}) {
+		t.Errorf("Inherit without defaults = %v", got)
 	}
 }
 
@@ -182,5 +194,24 @@ func TestLoggingConfig(t *testing.T) {
 		if _, err := ParseLoggingConfig(spec); err == nil || err.Error() != want {
 			t.Errorf("%q: %v, want %q", spec, err, want)
 		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"5G": 5 << 30, "512": 512 << 20, "1.5G": 1536 << 20, "2T": 2 << 40, "0": 0, "10MiB": 10 << 20, "3gb": 3 << 30} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1G", "G", "5X", "NaN", "9999999999999999P"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+	if age, size := ActionResultsLimits(nil); age != 336*time.Hour || size != 5<<30 {
+		t.Errorf("defaults: %v %d", age, size)
+	}
+	if _, err := Apply(nil, map[string]string{"max-action-results-age": "soon"}, nil); err == nil {
+		t.Error("a bad age accepted")
 	}
 }

@@ -16,6 +16,12 @@ const (
 	maxModelLength = 63
 )
 
+// MaxApplicationLength bounds the name of a new application. Juju's names have no bound, but
+// every name must become a directory: a unit's is unit-<application>-<number>, and a file name
+// may have 255 bytes. With a unit number of up to 19 digits (an int64), 230 would just fit;
+// 200 leaves room for a prefix or suffix a directory may take on its way (a temporary name).
+const MaxApplicationLength = 200
+
 var (
 	applicationRe = regexp.MustCompile(`^` + appSnippet + `$`)
 	unitRe        = regexp.MustCompile(`^(` + appSnippet + `)/(` + numberSnippet + `)$`)
@@ -25,24 +31,39 @@ var (
 	controllerRe  = regexp.MustCompile(`^[a-zA-Z0-9]+[a-zA-Z0-9._-]*$`)
 )
 
-// IsValidApplication reports whether name is a valid application name.
+// IsValidApplication reports whether name has the form of an application name (Juju's
+// syntax). It does not bound the length, so that an application named before the bound
+// existed can still be named, and removed.
 func IsValidApplication(name string) bool {
 	return applicationRe.MatchString(name)
 }
 
 // ValidateApplicationName explains why name is not a valid application
-// name, with the more specific messages users get from Juju.
+// name, with the more specific messages users get from Juju, and refuses a
+// name longer than MaxApplicationLength.
 func ValidateApplicationName(name string) error {
 	if IsValidApplication(name) {
+		if len(name) > MaxApplicationLength {
+			return fmt.Errorf("invalid application name %s: %d characters, at most %d", quoteName(name), len(name), MaxApplicationLength)
+		}
 		return nil
 	}
 	if strings.ToLower(name) != name {
-		return fmt.Errorf("invalid application name %q, unexpected uppercase character", name)
+		return fmt.Errorf("invalid application name %s, unexpected uppercase character", quoteName(name))
 	}
 	if i := strings.LastIndex(name, "-"); i >= 0 && isDigits(name[i+1:]) {
-		return fmt.Errorf("invalid application name %q, unexpected number(s) found after last hyphen", name)
+		return fmt.Errorf("invalid application name %s, unexpected number(s) found after last hyphen", quoteName(name))
 	}
-	return fmt.Errorf("invalid application name %q", name)
+	return fmt.Errorf("invalid application name %s", quoteName(name))
+}
+
+// quoteName quotes a name for an error message, cut short when long: an error is one line.
+func quoteName(name string) string {
+	const keep = 40
+	if len(name) <= keep+10 {
+		return strconv.Quote(name)
+	}
+	return strconv.Quote(name[:keep]) + "..."
 }
 
 func isDigits(s string) bool {

@@ -53,6 +53,32 @@ func TestValidateApplicationName(t *testing.T) {
 	}
 }
 
+// A new application's name must fit a unit's directory name (unit-<app>-<n>) in 255 bytes;
+// the form alone (IsValidApplication) has no bound, so that an older application stays
+// nameable. A long name is quoted short: an error is one line.
+func TestApplicationNameLength(t *testing.T) {
+	fits := "a" + strings.Repeat("b", MaxApplicationLength-1)
+	if err := ValidateApplicationName(fits); err != nil {
+		t.Fatalf("%d characters: %v", len(fits), err)
+	}
+	if n := len("unit-" + fits + "-9223372036854775807"); n > 255 {
+		t.Fatalf("a unit's directory name would be %d bytes", n)
+	}
+	long := fits + "c"
+	want := `invalid application name "abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"...: 201 characters, at most 200`
+	if err := ValidateApplicationName(long); err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if !IsValidApplication(long) {
+		t.Fatal("IsValidApplication refused a long name of the right form")
+	}
+	upper := "A" + strings.Repeat("b", 300)
+	want = `invalid application name "Abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"..., unexpected uppercase character`
+	if err := ValidateApplicationName(upper); err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
 func TestUnit(t *testing.T) {
 	tests := []struct {
 		unit  string

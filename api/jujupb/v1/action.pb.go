@@ -202,7 +202,7 @@ type EnqueueRequest struct {
 	// alive unit of the application). The same string twice is refused; receivers that resolve
 	// to the same unit get one task. An unknown unit, application, machine or action fails with
 	// NotFound and a message ending in "(not found)", as Juju's CLI prints it; a unit that is not
-	// alive with NotAlive. At most 30 tasks per operation (one transaction).
+	// alive with NotAlive. At most 1,000 tasks per operation (one transaction).
 	Receivers []string `protobuf:"bytes,2,rep,name=receivers,proto3" json:"receivers,omitempty"`
 	// The action's name; empty for exec.
 	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
@@ -212,10 +212,17 @@ type EnqueueRequest struct {
 	Command string `protobuf:"bytes,5,opt,name=command,proto3" json:"command,omitempty"`
 	// exec: how long the command may run, in seconds; 0 means the default (5 minutes).
 	ExecTimeoutSeconds int64 `protobuf:"varint,6,opt,name=exec_timeout_seconds,json=execTimeoutSeconds,proto3" json:"exec_timeout_seconds,omitempty"`
-	// Whether the action may run beside other actions of the unit; unused for now.
-	Parallel      bool `protobuf:"varint,7,opt,name=parallel,proto3" json:"parallel,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Juju's "parallel": a parallel task runs without taking one of its machine's execution
+	// locks; a task that is not takes the machine's lock (its execution group's, when it has one)
+	// and waits for it before it starts. Unset is the default: true for exec (Juju's juju-exec), the
+	// action's "parallel" in the charm's actions.yaml for an action.
+	Parallel *bool `protobuf:"varint,7,opt,name=parallel,proto3,oneof" json:"parallel,omitempty"`
+	// Juju's "execution-group": the tasks of one group on a machine run one after another, each
+	// holding the group's lock, beside tasks of other groups. Unset is the default: none for exec,
+	// the action's "execution-group" in the charm's actions.yaml for an action.
+	ExecutionGroup *string `protobuf:"bytes,8,opt,name=execution_group,json=executionGroup,proto3,oneof" json:"execution_group,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *EnqueueRequest) Reset() {
@@ -291,10 +298,17 @@ func (x *EnqueueRequest) GetExecTimeoutSeconds() int64 {
 }
 
 func (x *EnqueueRequest) GetParallel() bool {
-	if x != nil {
-		return x.Parallel
+	if x != nil && x.Parallel != nil {
+		return *x.Parallel
 	}
 	return false
+}
+
+func (x *EnqueueRequest) GetExecutionGroup() string {
+	if x != nil && x.ExecutionGroup != nil {
+		return *x.ExecutionGroup
+	}
+	return ""
 }
 
 type Operation struct {
@@ -466,11 +480,15 @@ type Task struct {
 	ResultsJson []byte     `protobuf:"bytes,8,opt,name=results_json,json=resultsJson,proto3" json:"results_json,omitempty"`
 	Log         []*TaskLog `protobuf:"bytes,9,rep,name=log,proto3" json:"log,omitempty"`
 	// Unix nanoseconds; 0 when not yet.
-	Enqueued      int64 `protobuf:"varint,10,opt,name=enqueued,proto3" json:"enqueued,omitempty"`
-	Started       int64 `protobuf:"varint,11,opt,name=started,proto3" json:"started,omitempty"`
-	Completed     int64 `protobuf:"varint,12,opt,name=completed,proto3" json:"completed,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Enqueued  int64 `protobuf:"varint,10,opt,name=enqueued,proto3" json:"enqueued,omitempty"`
+	Started   int64 `protobuf:"varint,11,opt,name=started,proto3" json:"started,omitempty"`
+	Completed int64 `protobuf:"varint,12,opt,name=completed,proto3" json:"completed,omitempty"`
+	// What the task runs under (EnqueueRequest's parallel and execution_group, defaults applied):
+	// its agent reads them to know which of the machine's execution locks to take.
+	Parallel       bool   `protobuf:"varint,13,opt,name=parallel,proto3" json:"parallel,omitempty"`
+	ExecutionGroup string `protobuf:"bytes,14,opt,name=execution_group,json=executionGroup,proto3" json:"execution_group,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
@@ -585,6 +603,20 @@ func (x *Task) GetCompleted() int64 {
 		return x.Completed
 	}
 	return 0
+}
+
+func (x *Task) GetParallel() bool {
+	if x != nil {
+		return x.Parallel
+	}
+	return false
+}
+
+func (x *Task) GetExecutionGroup() string {
+	if x != nil {
+		return x.ExecutionGroup
+	}
+	return ""
 }
 
 type TaskRef struct {
@@ -1010,7 +1042,7 @@ const file_action_proto_rawDesc = "" +
 	"\bparallel\x18\x04 \x01(\bR\bparallel\x12'\n" +
 	"\x0fexecution_group\x18\x05 \x01(\tR\x0eexecutionGroup\"K\n" +
 	"\x1aApplicationActionsResponse\x12-\n" +
-	"\aactions\x18\x01 \x03(\v2\x13.juju.v1.ActionSpecR\aactions\"\xe5\x01\n" +
+	"\aactions\x18\x01 \x03(\v2\x13.juju.v1.ActionSpecR\aactions\"\xb9\x02\n" +
 	"\x0eEnqueueRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1c\n" +
 	"\treceivers\x18\x02 \x03(\tR\treceivers\x12\x16\n" +
@@ -1018,8 +1050,11 @@ const file_action_proto_rawDesc = "" +
 	"\vparams_json\x18\x04 \x01(\fR\n" +
 	"paramsJson\x12\x18\n" +
 	"\acommand\x18\x05 \x01(\tR\acommand\x120\n" +
-	"\x14exec_timeout_seconds\x18\x06 \x01(\x03R\x12execTimeoutSeconds\x12\x1a\n" +
-	"\bparallel\x18\a \x01(\bR\bparallel\"\xc6\x01\n" +
+	"\x14exec_timeout_seconds\x18\x06 \x01(\x03R\x12execTimeoutSeconds\x12\x1f\n" +
+	"\bparallel\x18\a \x01(\bH\x00R\bparallel\x88\x01\x01\x12,\n" +
+	"\x0fexecution_group\x18\b \x01(\tH\x01R\x0eexecutionGroup\x88\x01\x01B\v\n" +
+	"\t_parallelB\x12\n" +
+	"\x10_execution_group\"\xc6\x01\n" +
 	"\tOperation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x16\n" +
@@ -1030,7 +1065,7 @@ const file_action_proto_rawDesc = "" +
 	"\x05tasks\x18\a \x03(\v2\r.juju.v1.TaskR\x05tasks\"7\n" +
 	"\aTaskLog\x12\x12\n" +
 	"\x04time\x18\x01 \x01(\x03R\x04time\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xdb\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xa0\x03\n" +
 	"\x04Task\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
 	"\foperation_id\x18\x02 \x01(\tR\voperationId\x12\x1a\n" +
@@ -1045,7 +1080,9 @@ const file_action_proto_rawDesc = "" +
 	"\benqueued\x18\n" +
 	" \x01(\x03R\benqueued\x12\x18\n" +
 	"\astarted\x18\v \x01(\x03R\astarted\x12\x1c\n" +
-	"\tcompleted\x18\f \x01(\x03R\tcompleted\"/\n" +
+	"\tcompleted\x18\f \x01(\x03R\tcompleted\x12\x1a\n" +
+	"\bparallel\x18\r \x01(\bR\bparallel\x12'\n" +
+	"\x0fexecution_group\x18\x0e \x01(\tR\x0eexecutionGroup\"/\n" +
 	"\aTaskRef\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\";\n" +
@@ -1145,6 +1182,7 @@ func file_action_proto_init() {
 	if File_action_proto != nil {
 		return
 	}
+	file_action_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

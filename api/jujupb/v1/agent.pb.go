@@ -1062,7 +1062,9 @@ type AgentApplication struct {
 	CharmUrl string `protobuf:"bytes,9,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
 	// The model's configuration in effect, every key with its default filled in
 	// (logging-config, automatically-retry-hooks, the proxies; core/modelconfig).
-	ModelConfig   map[string]string `protobuf:"bytes,10,rep,name=model_config,json=modelConfig,proto3" json:"model_config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	ModelConfig map[string]string `protobuf:"bytes,10,rep,name=model_config,json=modelConfig,proto3" json:"model_config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The application config option trust (juju trust): a change runs config-changed.
+	Trust         bool `protobuf:"varint,11,opt,name=trust,proto3" json:"trust,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1165,6 +1167,13 @@ func (x *AgentApplication) GetModelConfig() map[string]string {
 		return x.ModelConfig
 	}
 	return nil
+}
+
+func (x *AgentApplication) GetTrust() bool {
+	if x != nil {
+		return x.Trust
+	}
+	return false
 }
 
 type AgentRelation struct {
@@ -1668,9 +1677,12 @@ func (x *ClaimLeadershipRequest) GetTtlSeconds() int64 {
 }
 
 type ClaimLeadershipResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Held          bool                   `protobuf:"varint,1,opt,name=held,proto3" json:"held,omitempty"`
-	Leader        string                 `protobuf:"bytes,2,opt,name=leader,proto3" json:"leader,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Held   bool                   `protobuf:"varint,1,opt,name=held,proto3" json:"held,omitempty"`
+	Leader string                 `protobuf:"bytes,2,opt,name=leader,proto3" json:"leader,omitempty"`
+	// When held: the lease's duration in seconds, counted from when the controller granted or
+	// extended it, after the claim was sent. The holder leads at least this long after sending.
+	TtlSeconds    int64 `protobuf:"varint,3,opt,name=ttl_seconds,json=ttlSeconds,proto3" json:"ttl_seconds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1717,6 +1729,13 @@ func (x *ClaimLeadershipResponse) GetLeader() string {
 		return x.Leader
 	}
 	return ""
+}
+
+func (x *ClaimLeadershipResponse) GetTtlSeconds() int64 {
+	if x != nil {
+		return x.TtlSeconds
+	}
+	return 0
 }
 
 type LeaderSettingsResponse struct {
@@ -2634,6 +2653,186 @@ func (x *GoalStatus) GetSince() int64 {
 	return 0
 }
 
+// CloudSpec is Juju's cloud spec (params.CloudSpec): the cloud a model runs in and the
+// credential to use it.
+type CloudSpec struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Type             string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Name             string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Region           string                 `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
+	Endpoint         string                 `protobuf:"bytes,4,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	IdentityEndpoint string                 `protobuf:"bytes,5,opt,name=identity_endpoint,json=identityEndpoint,proto3" json:"identity_endpoint,omitempty"`
+	StorageEndpoint  string                 `protobuf:"bytes,6,opt,name=storage_endpoint,json=storageEndpoint,proto3" json:"storage_endpoint,omitempty"`
+	Credential       *CloudCredential       `protobuf:"bytes,7,opt,name=credential,proto3" json:"credential,omitempty"`
+	CaCertificates   []string               `protobuf:"bytes,8,rep,name=ca_certificates,json=caCertificates,proto3" json:"ca_certificates,omitempty"`
+	SkipTlsVerify    bool                   `protobuf:"varint,9,opt,name=skip_tls_verify,json=skipTlsVerify,proto3" json:"skip_tls_verify,omitempty"`
+	// The model's cloud is the controller's own.
+	IsControllerCloud bool `protobuf:"varint,10,opt,name=is_controller_cloud,json=isControllerCloud,proto3" json:"is_controller_cloud,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *CloudSpec) Reset() {
+	*x = CloudSpec{}
+	mi := &file_agent_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloudSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloudSpec) ProtoMessage() {}
+
+func (x *CloudSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloudSpec.ProtoReflect.Descriptor instead.
+func (*CloudSpec) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *CloudSpec) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetIdentityEndpoint() string {
+	if x != nil {
+		return x.IdentityEndpoint
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetStorageEndpoint() string {
+	if x != nil {
+		return x.StorageEndpoint
+	}
+	return ""
+}
+
+func (x *CloudSpec) GetCredential() *CloudCredential {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *CloudSpec) GetCaCertificates() []string {
+	if x != nil {
+		return x.CaCertificates
+	}
+	return nil
+}
+
+func (x *CloudSpec) GetSkipTlsVerify() bool {
+	if x != nil {
+		return x.SkipTlsVerify
+	}
+	return false
+}
+
+func (x *CloudSpec) GetIsControllerCloud() bool {
+	if x != nil {
+		return x.IsControllerCloud
+	}
+	return false
+}
+
+type CloudCredential struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	AuthType string                 `protobuf:"bytes,1,opt,name=auth_type,json=authType,proto3" json:"auth_type,omitempty"`
+	Attrs    map[string]string      `protobuf:"bytes,2,rep,name=attrs,proto3" json:"attrs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Names of attributes left out because they are secret.
+	Redacted      []string `protobuf:"bytes,3,rep,name=redacted,proto3" json:"redacted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloudCredential) Reset() {
+	*x = CloudCredential{}
+	mi := &file_agent_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloudCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloudCredential) ProtoMessage() {}
+
+func (x *CloudCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloudCredential.ProtoReflect.Descriptor instead.
+func (*CloudCredential) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *CloudCredential) GetAuthType() string {
+	if x != nil {
+		return x.AuthType
+	}
+	return ""
+}
+
+func (x *CloudCredential) GetAttrs() map[string]string {
+	if x != nil {
+		return x.Attrs
+	}
+	return nil
+}
+
+func (x *CloudCredential) GetRedacted() []string {
+	if x != nil {
+		return x.Redacted
+	}
+	return nil
+}
+
 var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
@@ -2714,7 +2913,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xdf\x03\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xf5\x03\n" +
 	"\x10AgentApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
@@ -2728,7 +2927,8 @@ const file_agent_proto_rawDesc = "" +
 	"\x1eupdate_status_interval_seconds\x18\b \x01(\x03R\x1bupdateStatusIntervalSeconds\x12\x1b\n" +
 	"\tcharm_url\x18\t \x01(\tR\bcharmUrl\x12M\n" +
 	"\fmodel_config\x18\n" +
-	" \x03(\v2*.juju.v1.AgentApplication.ModelConfigEntryR\vmodelConfig\x1a>\n" +
+	" \x03(\v2*.juju.v1.AgentApplication.ModelConfigEntryR\vmodelConfig\x12\x14\n" +
+	"\x05trust\x18\v \x01(\bR\x05trust\x1a>\n" +
 	"\x10ModelConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x03\n" +
@@ -2778,10 +2978,12 @@ const file_agent_proto_rawDesc = "" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1f\n" +
 	"\vttl_seconds\x18\x03 \x01(\x03R\n" +
-	"ttlSeconds\"E\n" +
+	"ttlSeconds\"f\n" +
 	"\x17ClaimLeadershipResponse\x12\x12\n" +
 	"\x04held\x18\x01 \x01(\bR\x04held\x12\x16\n" +
-	"\x06leader\x18\x02 \x01(\tR\x06leader\"\xbc\x01\n" +
+	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x1f\n" +
+	"\vttl_seconds\x18\x03 \x01(\x03R\n" +
+	"ttlSeconds\"\xbc\x01\n" +
 	"\x16LeaderSettingsResponse\x12I\n" +
 	"\bsettings\x18\x01 \x03(\v2-.juju.v1.LeaderSettingsResponse.SettingsEntryR\bsettings\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\x03R\brevision\x1a;\n" +
@@ -2869,7 +3071,29 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"GoalStatus\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x14\n" +
-	"\x05since\x18\x02 \x01(\x03R\x05since2\xa9\x12\n" +
+	"\x05since\x18\x02 \x01(\x03R\x05since\"\xfa\x02\n" +
+	"\tCloudSpec\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06region\x18\x03 \x01(\tR\x06region\x12\x1a\n" +
+	"\bendpoint\x18\x04 \x01(\tR\bendpoint\x12+\n" +
+	"\x11identity_endpoint\x18\x05 \x01(\tR\x10identityEndpoint\x12)\n" +
+	"\x10storage_endpoint\x18\x06 \x01(\tR\x0fstorageEndpoint\x128\n" +
+	"\n" +
+	"credential\x18\a \x01(\v2\x18.juju.v1.CloudCredentialR\n" +
+	"credential\x12'\n" +
+	"\x0fca_certificates\x18\b \x03(\tR\x0ecaCertificates\x12&\n" +
+	"\x0fskip_tls_verify\x18\t \x01(\bR\rskipTlsVerify\x12.\n" +
+	"\x13is_controller_cloud\x18\n" +
+	" \x01(\bR\x11isControllerCloud\"\xbf\x01\n" +
+	"\x0fCloudCredential\x12\x1b\n" +
+	"\tauth_type\x18\x01 \x01(\tR\bauthType\x129\n" +
+	"\x05attrs\x18\x02 \x03(\v2#.juju.v1.CloudCredential.AttrsEntryR\x05attrs\x12\x1a\n" +
+	"\bredacted\x18\x03 \x03(\tR\bredacted\x1a8\n" +
+	"\n" +
+	"AttrsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xe3\x12\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -2903,7 +3127,8 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"CharmState\x12\x14.juju.v1.AgentEntity\x1a\x1b.juju.v1.CharmStateResponse\x12J\n" +
 	"\rSetCharmState\x12\x1d.juju.v1.SetCharmStateRequest\x1a\x1a.juju.v1.SetStatusResponse\x12=\n" +
-	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponse\x12H\n" +
+	"\tGoalState\x12\x14.juju.v1.AgentEntity\x1a\x1a.juju.v1.GoalStateResponse\x128\n" +
+	"\fGetCloudSpec\x12\x14.juju.v1.AgentEntity\x1a\x12.juju.v1.CloudSpec\x12H\n" +
 	"\fSetUnitCharm\x12\x1c.juju.v1.SetUnitCharmRequest\x1a\x1a.juju.v1.SetStatusResponse\x12:\n" +
 	"\rReceiverTasks\x12\x14.juju.v1.AgentEntity\x1a\x13.juju.v1.AgentTasks\x125\n" +
 	"\tStartTask\x12\x19.juju.v1.AgentTaskRequest\x1a\r.juju.v1.Task\x12>\n" +
@@ -2923,7 +3148,7 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_agent_proto_goTypes = []any{
 	(*AgentTasks)(nil),                   // 0: juju.v1.AgentTasks
 	(*AgentTaskRequest)(nil),             // 1: juju.v1.AgentTaskRequest
@@ -2967,121 +3192,128 @@ var file_agent_proto_goTypes = []any{
 	(*GoalStateResponse)(nil),            // 39: juju.v1.GoalStateResponse
 	(*GoalRelation)(nil),                 // 40: juju.v1.GoalRelation
 	(*GoalStatus)(nil),                   // 41: juju.v1.GoalStatus
-	nil,                                  // 42: juju.v1.AgentApplication.ModelConfigEntry
-	nil,                                  // 43: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 44: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 45: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 46: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 47: juju.v1.ScopeRequest.SettingsEntry
-	nil,                                  // 48: juju.v1.ApplicationStatusResponse.UnitsEntry
-	nil,                                  // 49: juju.v1.CharmStateResponse.StateEntry
-	nil,                                  // 50: juju.v1.SetCharmStateRequest.StateEntry
-	nil,                                  // 51: juju.v1.GoalStateResponse.UnitsEntry
-	nil,                                  // 52: juju.v1.GoalStateResponse.RelationsEntry
-	nil,                                  // 53: juju.v1.GoalRelation.MembersEntry
-	(*Task)(nil),                         // 54: juju.v1.Task
-	(*Base)(nil),                         // 55: juju.v1.Base
-	(*StatusInfo)(nil),                   // 56: juju.v1.StatusInfo
+	(*CloudSpec)(nil),                    // 42: juju.v1.CloudSpec
+	(*CloudCredential)(nil),              // 43: juju.v1.CloudCredential
+	nil,                                  // 44: juju.v1.AgentApplication.ModelConfigEntry
+	nil,                                  // 45: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 46: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 47: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 48: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 49: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 50: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 51: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 52: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 53: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 54: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 55: juju.v1.GoalRelation.MembersEntry
+	nil,                                  // 56: juju.v1.CloudCredential.AttrsEntry
+	(*Task)(nil),                         // 57: juju.v1.Task
+	(*Base)(nil),                         // 58: juju.v1.Base
+	(*StatusInfo)(nil),                   // 59: juju.v1.StatusInfo
 }
 var file_agent_proto_depIdxs = []int32{
-	54, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
-	55, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	56, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	56, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	57, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
+	58, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	59, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	59, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
 	7,  // 4: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	56, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	56, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	56, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	42, // 8: juju.v1.AgentApplication.model_config:type_name -> juju.v1.AgentApplication.ModelConfigEntry
+	59, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	59, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	59, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	44, // 8: juju.v1.AgentApplication.model_config:type_name -> juju.v1.AgentApplication.ModelConfigEntry
 	18, // 9: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	43, // 10: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	44, // 11: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	45, // 12: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	46, // 13: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	45, // 10: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	46, // 11: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	47, // 12: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	48, // 13: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
 	17, // 14: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	47, // 15: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	56, // 16: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
-	48, // 17: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
-	49, // 18: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
-	50, // 19: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
-	51, // 20: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
-	52, // 21: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
-	53, // 22: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
-	56, // 23: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
-	41, // 24: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
-	40, // 25: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
-	41, // 26: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
-	5,  // 27: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	9,  // 28: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 29: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	5,  // 30: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	11, // 31: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	13, // 32: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	14, // 33: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	5,  // 34: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	31, // 35: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	33, // 36: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	33, // 37: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	5,  // 38: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	5,  // 39: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	5,  // 40: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	5,  // 41: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	19, // 42: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	21, // 43: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	23, // 44: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	5,  // 45: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	26, // 46: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	28, // 47: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	30, // 48: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	9,  // 49: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 50: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	5,  // 51: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
-	5,  // 52: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
-	38, // 53: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
-	5,  // 54: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
-	4,  // 55: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
-	5,  // 56: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
-	1,  // 57: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
-	2,  // 58: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
-	3,  // 59: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
-	6,  // 60: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	10, // 61: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	8,  // 62: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	7,  // 63: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	12, // 64: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	10, // 65: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	15, // 66: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	16, // 67: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	32, // 68: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	34, // 69: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	34, // 70: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	35, // 71: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	35, // 72: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	35, // 73: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	35, // 74: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	20, // 75: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	22, // 76: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	24, // 77: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	25, // 78: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	27, // 79: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	29, // 80: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	10, // 81: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	10, // 82: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 83: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	36, // 84: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	37, // 85: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	10, // 86: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	39, // 87: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	10, // 88: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
-	0,  // 89: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
-	54, // 90: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
-	10, // 91: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
-	10, // 92: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
-	60, // [60:93] is the sub-list for method output_type
-	27, // [27:60] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	49, // 15: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	59, // 16: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	50, // 17: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	51, // 18: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	52, // 19: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	53, // 20: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	54, // 21: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	55, // 22: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	43, // 23: juju.v1.CloudSpec.credential:type_name -> juju.v1.CloudCredential
+	56, // 24: juju.v1.CloudCredential.attrs:type_name -> juju.v1.CloudCredential.AttrsEntry
+	59, // 25: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	41, // 26: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	40, // 27: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	41, // 28: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	5,  // 29: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	9,  // 30: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 31: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	5,  // 32: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	11, // 33: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	13, // 34: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	14, // 35: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	5,  // 36: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	31, // 37: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	33, // 38: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	33, // 39: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	5,  // 40: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	5,  // 41: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	5,  // 42: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	5,  // 43: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	19, // 44: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	21, // 45: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	23, // 46: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	5,  // 47: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	26, // 48: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	28, // 49: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	30, // 50: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	9,  // 51: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	5,  // 52: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	5,  // 53: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	5,  // 54: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	38, // 55: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	5,  // 56: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	5,  // 57: juju.v1.AgentService.GetCloudSpec:input_type -> juju.v1.AgentEntity
+	4,  // 58: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
+	5,  // 59: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
+	1,  // 60: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
+	2,  // 61: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
+	3,  // 62: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
+	6,  // 63: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	10, // 64: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	8,  // 65: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	7,  // 66: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	12, // 67: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	10, // 68: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	15, // 69: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	16, // 70: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	32, // 71: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	34, // 72: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	34, // 73: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	35, // 74: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	35, // 75: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	35, // 76: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	35, // 77: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	20, // 78: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	22, // 79: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	24, // 80: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	25, // 81: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	27, // 82: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	29, // 83: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	10, // 84: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	10, // 85: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 86: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	36, // 87: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	37, // 88: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	10, // 89: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	39, // 90: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	42, // 91: juju.v1.AgentService.GetCloudSpec:output_type -> juju.v1.CloudSpec
+	10, // 92: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	0,  // 93: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
+	57, // 94: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
+	10, // 95: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
+	10, // 96: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
+	63, // [63:97] is the sub-list for method output_type
+	29, // [29:63] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3097,7 +3329,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   54,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,6 +47,7 @@ const (
 	AgentService_CharmState_FullMethodName            = "/juju.v1.AgentService/CharmState"
 	AgentService_SetCharmState_FullMethodName         = "/juju.v1.AgentService/SetCharmState"
 	AgentService_GoalState_FullMethodName             = "/juju.v1.AgentService/GoalState"
+	AgentService_GetCloudSpec_FullMethodName          = "/juju.v1.AgentService/GetCloudSpec"
 	AgentService_SetUnitCharm_FullMethodName          = "/juju.v1.AgentService/SetUnitCharm"
 	AgentService_ReceiverTasks_FullMethodName         = "/juju.v1.AgentService/ReceiverTasks"
 	AgentService_StartTask_FullMethodName             = "/juju.v1.AgentService/StartTask"
@@ -99,8 +100,8 @@ type AgentServiceClient interface {
 	// so counterparts see no change.
 	SetRelationSettings(ctx context.Context, in *SetRelationSettingsRequest, opts ...grpc.CallOption) (*SetRelationSettingsResponse, error)
 	// ClaimLeadership claims or extends the caller's leadership of its application: one leader
-	// per application, held as an etcd lease for ttl_seconds. held is false when another alive
-	// unit holds it; leader names that unit.
+	// per application, held as an etcd lease for ttl_seconds (2 to 300). held is false when
+	// another alive unit holds it; leader names that unit.
 	ClaimLeadership(ctx context.Context, in *ClaimLeadershipRequest, opts ...grpc.CallOption) (*ClaimLeadershipResponse, error)
 	// LeaderSettings reads the application's leader settings (leader-get).
 	LeaderSettings(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*LeaderSettingsResponse, error)
@@ -125,6 +126,10 @@ type AgentServiceClient interface {
 	SetCharmState(ctx context.Context, in *SetCharmStateRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
 	// GoalState is what the unit's application and its relations are heading to (goal-state).
 	GoalState(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*GoalStateResponse, error)
+	// GetCloudSpec is the cloud of the unit's model with its credential (credential-get). As in
+	// Juju, only a unit of a trusted application (application config trust) gets it, trust read
+	// at each call; any other caller gets PermissionDenied "permission denied".
+	GetCloudSpec(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*CloudSpec, error)
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
@@ -436,6 +441,16 @@ func (c *agentServiceClient) GoalState(ctx context.Context, in *AgentEntity, opt
 	return out, nil
 }
 
+func (c *agentServiceClient) GetCloudSpec(ctx context.Context, in *AgentEntity, opts ...grpc.CallOption) (*CloudSpec, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CloudSpec)
+	err := c.cc.Invoke(ctx, AgentService_GetCloudSpec_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *agentServiceClient) SetUnitCharm(ctx context.Context, in *SetUnitCharmRequest, opts ...grpc.CallOption) (*SetStatusResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetStatusResponse)
@@ -531,8 +546,8 @@ type AgentServiceServer interface {
 	// so counterparts see no change.
 	SetRelationSettings(context.Context, *SetRelationSettingsRequest) (*SetRelationSettingsResponse, error)
 	// ClaimLeadership claims or extends the caller's leadership of its application: one leader
-	// per application, held as an etcd lease for ttl_seconds. held is false when another alive
-	// unit holds it; leader names that unit.
+	// per application, held as an etcd lease for ttl_seconds (2 to 300). held is false when
+	// another alive unit holds it; leader names that unit.
 	ClaimLeadership(context.Context, *ClaimLeadershipRequest) (*ClaimLeadershipResponse, error)
 	// LeaderSettings reads the application's leader settings (leader-get).
 	LeaderSettings(context.Context, *AgentEntity) (*LeaderSettingsResponse, error)
@@ -557,6 +572,10 @@ type AgentServiceServer interface {
 	SetCharmState(context.Context, *SetCharmStateRequest) (*SetStatusResponse, error)
 	// GoalState is what the unit's application and its relations are heading to (goal-state).
 	GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error)
+	// GetCloudSpec is the cloud of the unit's model with its credential (credential-get). As in
+	// Juju, only a unit of a trusted application (application config trust) gets it, trust read
+	// at each call; any other caller gets PermissionDenied "permission denied".
+	GetCloudSpec(context.Context, *AgentEntity) (*CloudSpec, error)
 	// SetUnitCharm records that the unit's agent now runs charm_url (after juju refresh, before
 	// its upgrade-charm hook); only the unit's own agent, and only its application's charm.
 	SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error)
@@ -671,6 +690,9 @@ func (UnimplementedAgentServiceServer) SetCharmState(context.Context, *SetCharmS
 }
 func (UnimplementedAgentServiceServer) GoalState(context.Context, *AgentEntity) (*GoalStateResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GoalState not implemented")
+}
+func (UnimplementedAgentServiceServer) GetCloudSpec(context.Context, *AgentEntity) (*CloudSpec, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetCloudSpec not implemented")
 }
 func (UnimplementedAgentServiceServer) SetUnitCharm(context.Context, *SetUnitCharmRequest) (*SetStatusResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetUnitCharm not implemented")
@@ -1212,6 +1234,24 @@ func _AgentService_GoalState_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_GetCloudSpec_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentEntity)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).GetCloudSpec(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_GetCloudSpec_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).GetCloudSpec(ctx, req.(*AgentEntity))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AgentService_SetUnitCharm_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetUnitCharmRequest)
 	if err := dec(in); err != nil {
@@ -1420,6 +1460,10 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GoalState",
 			Handler:    _AgentService_GoalState_Handler,
+		},
+		{
+			MethodName: "GetCloudSpec",
+			Handler:    _AgentService_GetCloudSpec_Handler,
 		},
 		{
 			MethodName: "SetUnitCharm",

@@ -813,7 +813,7 @@ type ModelConfigValue struct {
 	Key   string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	// The value in effect, in its canonical form ("true", "5m"); the CLI types it by its key.
 	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
-	// "default" or "model".
+	// "default" (Juju's), "controller" (the controller's model defaults) or "model".
 	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -870,6 +870,245 @@ func (x *ModelConfigValue) GetSource() string {
 	return ""
 }
 
+type GetModelDefaultsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetModelDefaultsRequest) Reset() {
+	*x = GetModelDefaultsRequest{}
+	mi := &file_controller_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetModelDefaultsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetModelDefaultsRequest) ProtoMessage() {}
+
+func (x *GetModelDefaultsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetModelDefaultsRequest.ProtoReflect.Descriptor instead.
+func (*GetModelDefaultsRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{14}
+}
+
+// ModelDefaults is every model configuration key, sorted.
+type ModelDefaults struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []*ModelDefault        `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelDefaults) Reset() {
+	*x = ModelDefaults{}
+	mi := &file_controller_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelDefaults) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelDefaults) ProtoMessage() {}
+
+func (x *ModelDefaults) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelDefaults.ProtoReflect.Descriptor instead.
+func (*ModelDefaults) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ModelDefaults) GetValues() []*ModelDefault {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type ModelDefault struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Juju's default, in canonical form ("" when it has none).
+	Default string `protobuf:"bytes,2,opt,name=default,proto3" json:"default,omitempty"`
+	// The controller's default, when controller_set.
+	Controller    string `protobuf:"bytes,3,opt,name=controller,proto3" json:"controller,omitempty"`
+	ControllerSet bool   `protobuf:"varint,4,opt,name=controller_set,json=controllerSet,proto3" json:"controller_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelDefault) Reset() {
+	*x = ModelDefault{}
+	mi := &file_controller_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelDefault) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelDefault) ProtoMessage() {}
+
+func (x *ModelDefault) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelDefault.ProtoReflect.Descriptor instead.
+func (*ModelDefault) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ModelDefault) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ModelDefault) GetDefault() string {
+	if x != nil {
+		return x.Default
+	}
+	return ""
+}
+
+func (x *ModelDefault) GetController() string {
+	if x != nil {
+		return x.Controller
+	}
+	return ""
+}
+
+func (x *ModelDefault) GetControllerSet() bool {
+	if x != nil {
+		return x.ControllerSet
+	}
+	return false
+}
+
+type SetModelDefaultsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Set           map[string]string      `protobuf:"bytes,1,rep,name=set,proto3" json:"set,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Reset_        []string               `protobuf:"bytes,2,rep,name=reset,proto3" json:"reset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetModelDefaultsRequest) Reset() {
+	*x = SetModelDefaultsRequest{}
+	mi := &file_controller_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetModelDefaultsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetModelDefaultsRequest) ProtoMessage() {}
+
+func (x *SetModelDefaultsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetModelDefaultsRequest.ProtoReflect.Descriptor instead.
+func (*SetModelDefaultsRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SetModelDefaultsRequest) GetSet() map[string]string {
+	if x != nil {
+		return x.Set
+	}
+	return nil
+}
+
+func (x *SetModelDefaultsRequest) GetReset_() []string {
+	if x != nil {
+		return x.Reset_
+	}
+	return nil
+}
+
+type SetModelDefaultsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetModelDefaultsResponse) Reset() {
+	*x = SetModelDefaultsResponse{}
+	mi := &file_controller_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetModelDefaultsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetModelDefaultsResponse) ProtoMessage() {}
+
+func (x *SetModelDefaultsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetModelDefaultsResponse.ProtoReflect.Descriptor instead.
+func (*SetModelDefaultsResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{18}
+}
+
 type SetModelConfigRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -881,7 +1120,7 @@ type SetModelConfigRequest struct {
 
 func (x *SetModelConfigRequest) Reset() {
 	*x = SetModelConfigRequest{}
-	mi := &file_controller_proto_msgTypes[14]
+	mi := &file_controller_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -893,7 +1132,7 @@ func (x *SetModelConfigRequest) String() string {
 func (*SetModelConfigRequest) ProtoMessage() {}
 
 func (x *SetModelConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[14]
+	mi := &file_controller_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -906,7 +1145,7 @@ func (x *SetModelConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelConfigRequest.ProtoReflect.Descriptor instead.
 func (*SetModelConfigRequest) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{14}
+	return file_controller_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SetModelConfigRequest) GetModel() string {
@@ -938,7 +1177,7 @@ type SetModelConfigResponse struct {
 
 func (x *SetModelConfigResponse) Reset() {
 	*x = SetModelConfigResponse{}
-	mi := &file_controller_proto_msgTypes[15]
+	mi := &file_controller_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +1189,7 @@ func (x *SetModelConfigResponse) String() string {
 func (*SetModelConfigResponse) ProtoMessage() {}
 
 func (x *SetModelConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_controller_proto_msgTypes[15]
+	mi := &file_controller_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +1202,7 @@ func (x *SetModelConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModelConfigResponse.ProtoReflect.Descriptor instead.
 func (*SetModelConfigResponse) Descriptor() ([]byte, []int) {
-	return file_controller_proto_rawDescGZIP(), []int{15}
+	return file_controller_proto_rawDescGZIP(), []int{20}
 }
 
 var File_controller_proto protoreflect.FileDescriptor
@@ -1033,7 +1272,24 @@ const file_controller_proto_rawDesc = "" +
 	"\x10ModelConfigValue\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06source\"\xb6\x01\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"\x19\n" +
+	"\x17GetModelDefaultsRequest\">\n" +
+	"\rModelDefaults\x12-\n" +
+	"\x06values\x18\x01 \x03(\v2\x15.juju.v1.ModelDefaultR\x06values\"\x81\x01\n" +
+	"\fModelDefault\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
+	"\adefault\x18\x02 \x01(\tR\adefault\x12\x1e\n" +
+	"\n" +
+	"controller\x18\x03 \x01(\tR\n" +
+	"controller\x12%\n" +
+	"\x0econtroller_set\x18\x04 \x01(\bR\rcontrollerSet\"\xa4\x01\n" +
+	"\x17SetModelDefaultsRequest\x12;\n" +
+	"\x03set\x18\x01 \x03(\v2).juju.v1.SetModelDefaultsRequest.SetEntryR\x03set\x12\x14\n" +
+	"\x05reset\x18\x02 \x03(\tR\x05reset\x1a6\n" +
+	"\bSetEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x1a\n" +
+	"\x18SetModelDefaultsResponse\"\xb6\x01\n" +
 	"\x15SetModelConfigRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x129\n" +
 	"\x03set\x18\x02 \x03(\v2'.juju.v1.SetModelConfigRequest.SetEntryR\x03set\x12\x14\n" +
@@ -1041,7 +1297,7 @@ const file_controller_proto_rawDesc = "" +
 	"\bSetEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x18\n" +
-	"\x16SetModelConfigResponse2\xfa\x04\n" +
+	"\x16SetModelConfigResponse2\xa1\x06\n" +
 	"\x11ControllerService\x12<\n" +
 	"\aVersion\x12\x17.juju.v1.VersionRequest\x1a\x18.juju.v1.VersionResponse\x12E\n" +
 	"\n" +
@@ -1052,7 +1308,9 @@ const file_controller_proto_rawDesc = "" +
 	"\x13SetModelConstraints\x12#.juju.v1.SetModelConstraintsRequest\x1a$.juju.v1.SetModelConstraintsResponse\x12K\n" +
 	"\fDestroyModel\x12\x1c.juju.v1.DestroyModelRequest\x1a\x1d.juju.v1.DestroyModelResponse\x129\n" +
 	"\x0eGetModelConfig\x12\x11.juju.v1.ModelRef\x1a\x14.juju.v1.ModelConfig\x12Q\n" +
-	"\x0eSetModelConfig\x12\x1e.juju.v1.SetModelConfigRequest\x1a\x1f.juju.v1.SetModelConfigResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x0eSetModelConfig\x12\x1e.juju.v1.SetModelConfigRequest\x1a\x1f.juju.v1.SetModelConfigResponse\x12L\n" +
+	"\x10GetModelDefaults\x12 .juju.v1.GetModelDefaultsRequest\x1a\x16.juju.v1.ModelDefaults\x12W\n" +
+	"\x10SetModelDefaults\x12 .juju.v1.SetModelDefaultsRequest\x1a!.juju.v1.SetModelDefaultsResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_controller_proto_rawDescOnce sync.Once
@@ -1066,7 +1324,7 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_controller_proto_goTypes = []any{
 	(*VersionRequest)(nil),              // 0: juju.v1.VersionRequest
 	(*VersionResponse)(nil),             // 1: juju.v1.VersionResponse
@@ -1082,43 +1340,55 @@ var file_controller_proto_goTypes = []any{
 	(*DestroyModelResponse)(nil),        // 11: juju.v1.DestroyModelResponse
 	(*ModelConfig)(nil),                 // 12: juju.v1.ModelConfig
 	(*ModelConfigValue)(nil),            // 13: juju.v1.ModelConfigValue
-	(*SetModelConfigRequest)(nil),       // 14: juju.v1.SetModelConfigRequest
-	(*SetModelConfigResponse)(nil),      // 15: juju.v1.SetModelConfigResponse
-	nil,                                 // 16: juju.v1.Model.ConfigEntry
-	nil,                                 // 17: juju.v1.AddModelRequest.ConfigEntry
-	nil,                                 // 18: juju.v1.SetModelConfigRequest.SetEntry
-	(*StatusInfo)(nil),                  // 19: juju.v1.StatusInfo
+	(*GetModelDefaultsRequest)(nil),     // 14: juju.v1.GetModelDefaultsRequest
+	(*ModelDefaults)(nil),               // 15: juju.v1.ModelDefaults
+	(*ModelDefault)(nil),                // 16: juju.v1.ModelDefault
+	(*SetModelDefaultsRequest)(nil),     // 17: juju.v1.SetModelDefaultsRequest
+	(*SetModelDefaultsResponse)(nil),    // 18: juju.v1.SetModelDefaultsResponse
+	(*SetModelConfigRequest)(nil),       // 19: juju.v1.SetModelConfigRequest
+	(*SetModelConfigResponse)(nil),      // 20: juju.v1.SetModelConfigResponse
+	nil,                                 // 21: juju.v1.Model.ConfigEntry
+	nil,                                 // 22: juju.v1.AddModelRequest.ConfigEntry
+	nil,                                 // 23: juju.v1.SetModelDefaultsRequest.SetEntry
+	nil,                                 // 24: juju.v1.SetModelConfigRequest.SetEntry
+	(*StatusInfo)(nil),                  // 25: juju.v1.StatusInfo
 }
 var file_controller_proto_depIdxs = []int32{
-	19, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
-	16, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
+	25, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
+	21, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
 	3,  // 2: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
-	17, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
+	22, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
 	13, // 4: juju.v1.ModelConfig.values:type_name -> juju.v1.ModelConfigValue
-	18, // 5: juju.v1.SetModelConfigRequest.set:type_name -> juju.v1.SetModelConfigRequest.SetEntry
-	0,  // 6: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
-	4,  // 7: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
-	6,  // 8: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
-	2,  // 9: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
-	2,  // 10: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
-	8,  // 11: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
-	10, // 12: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
-	2,  // 13: juju.v1.ControllerService.GetModelConfig:input_type -> juju.v1.ModelRef
-	14, // 14: juju.v1.ControllerService.SetModelConfig:input_type -> juju.v1.SetModelConfigRequest
-	1,  // 15: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
-	5,  // 16: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
-	3,  // 17: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
-	3,  // 18: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
-	7,  // 19: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
-	9,  // 20: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
-	11, // 21: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
-	12, // 22: juju.v1.ControllerService.GetModelConfig:output_type -> juju.v1.ModelConfig
-	15, // 23: juju.v1.ControllerService.SetModelConfig:output_type -> juju.v1.SetModelConfigResponse
-	15, // [15:24] is the sub-list for method output_type
-	6,  // [6:15] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	16, // 5: juju.v1.ModelDefaults.values:type_name -> juju.v1.ModelDefault
+	23, // 6: juju.v1.SetModelDefaultsRequest.set:type_name -> juju.v1.SetModelDefaultsRequest.SetEntry
+	24, // 7: juju.v1.SetModelConfigRequest.set:type_name -> juju.v1.SetModelConfigRequest.SetEntry
+	0,  // 8: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
+	4,  // 9: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
+	6,  // 10: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
+	2,  // 11: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
+	2,  // 12: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
+	8,  // 13: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
+	10, // 14: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
+	2,  // 15: juju.v1.ControllerService.GetModelConfig:input_type -> juju.v1.ModelRef
+	19, // 16: juju.v1.ControllerService.SetModelConfig:input_type -> juju.v1.SetModelConfigRequest
+	14, // 17: juju.v1.ControllerService.GetModelDefaults:input_type -> juju.v1.GetModelDefaultsRequest
+	17, // 18: juju.v1.ControllerService.SetModelDefaults:input_type -> juju.v1.SetModelDefaultsRequest
+	1,  // 19: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
+	5,  // 20: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
+	3,  // 21: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
+	3,  // 22: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
+	7,  // 23: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
+	9,  // 24: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
+	11, // 25: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
+	12, // 26: juju.v1.ControllerService.GetModelConfig:output_type -> juju.v1.ModelConfig
+	20, // 27: juju.v1.ControllerService.SetModelConfig:output_type -> juju.v1.SetModelConfigResponse
+	15, // 28: juju.v1.ControllerService.GetModelDefaults:output_type -> juju.v1.ModelDefaults
+	18, // 29: juju.v1.ControllerService.SetModelDefaults:output_type -> juju.v1.SetModelDefaultsResponse
+	19, // [19:30] is the sub-list for method output_type
+	8,  // [8:19] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_controller_proto_init() }
@@ -1133,7 +1403,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -28,6 +28,8 @@ const (
 	ControllerService_DestroyModel_FullMethodName        = "/juju.v1.ControllerService/DestroyModel"
 	ControllerService_GetModelConfig_FullMethodName      = "/juju.v1.ControllerService/GetModelConfig"
 	ControllerService_SetModelConfig_FullMethodName      = "/juju.v1.ControllerService/SetModelConfig"
+	ControllerService_GetModelDefaults_FullMethodName    = "/juju.v1.ControllerService/GetModelDefaults"
+	ControllerService_SetModelDefaults_FullMethodName    = "/juju.v1.ControllerService/SetModelDefaults"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -59,6 +61,13 @@ type ControllerServiceClient interface {
 	// SetModelConfig sets and resets model configuration keys in one write, after checking them
 	// all (NotValid: an unknown or read-only key, a bad value; nothing is written then).
 	SetModelConfig(ctx context.Context, in *SetModelConfigRequest, opts ...grpc.CallOption) (*SetModelConfigResponse, error)
+	// GetModelDefaults returns every model configuration key with Juju's default and the
+	// controller's default (bootstrap --model-default, SetModelDefaults) where it has one.
+	GetModelDefaults(ctx context.Context, in *GetModelDefaultsRequest, opts ...grpc.CallOption) (*ModelDefaults, error)
+	// SetModelDefaults sets and resets the controller's model defaults in one write, after
+	// checking them all as model configuration (NotValid; nothing is written then). Every model
+	// that does not set a key itself takes the new default at once.
+	SetModelDefaults(ctx context.Context, in *SetModelDefaultsRequest, opts ...grpc.CallOption) (*SetModelDefaultsResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -159,6 +168,26 @@ func (c *controllerServiceClient) SetModelConfig(ctx context.Context, in *SetMod
 	return out, nil
 }
 
+func (c *controllerServiceClient) GetModelDefaults(ctx context.Context, in *GetModelDefaultsRequest, opts ...grpc.CallOption) (*ModelDefaults, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ModelDefaults)
+	err := c.cc.Invoke(ctx, ControllerService_GetModelDefaults_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *controllerServiceClient) SetModelDefaults(ctx context.Context, in *SetModelDefaultsRequest, opts ...grpc.CallOption) (*SetModelDefaultsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetModelDefaultsResponse)
+	err := c.cc.Invoke(ctx, ControllerService_SetModelDefaults_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
@@ -188,6 +217,13 @@ type ControllerServiceServer interface {
 	// SetModelConfig sets and resets model configuration keys in one write, after checking them
 	// all (NotValid: an unknown or read-only key, a bad value; nothing is written then).
 	SetModelConfig(context.Context, *SetModelConfigRequest) (*SetModelConfigResponse, error)
+	// GetModelDefaults returns every model configuration key with Juju's default and the
+	// controller's default (bootstrap --model-default, SetModelDefaults) where it has one.
+	GetModelDefaults(context.Context, *GetModelDefaultsRequest) (*ModelDefaults, error)
+	// SetModelDefaults sets and resets the controller's model defaults in one write, after
+	// checking them all as model configuration (NotValid; nothing is written then). Every model
+	// that does not set a key itself takes the new default at once.
+	SetModelDefaults(context.Context, *SetModelDefaultsRequest) (*SetModelDefaultsResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -224,6 +260,12 @@ func (UnimplementedControllerServiceServer) GetModelConfig(context.Context, *Mod
 }
 func (UnimplementedControllerServiceServer) SetModelConfig(context.Context, *SetModelConfigRequest) (*SetModelConfigResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetModelConfig not implemented")
+}
+func (UnimplementedControllerServiceServer) GetModelDefaults(context.Context, *GetModelDefaultsRequest) (*ModelDefaults, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetModelDefaults not implemented")
+}
+func (UnimplementedControllerServiceServer) SetModelDefaults(context.Context, *SetModelDefaultsRequest) (*SetModelDefaultsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetModelDefaults not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -408,6 +450,42 @@ func _ControllerService_SetModelConfig_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_GetModelDefaults_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetModelDefaultsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).GetModelDefaults(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_GetModelDefaults_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).GetModelDefaults(ctx, req.(*GetModelDefaultsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ControllerService_SetModelDefaults_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetModelDefaultsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).SetModelDefaults(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_SetModelDefaults_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).SetModelDefaults(ctx, req.(*SetModelDefaultsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -450,6 +528,14 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetModelConfig",
 			Handler:    _ControllerService_SetModelConfig_Handler,
+		},
+		{
+			MethodName: "GetModelDefaults",
+			Handler:    _ControllerService_GetModelDefaults_Handler,
+		},
+		{
+			MethodName: "SetModelDefaults",
+			Handler:    _ControllerService_SetModelDefaults_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -49,7 +50,19 @@ type execOptions struct {
 	Format output.Format
 	Output string
 	UTC    bool
+	// Parallel and ExecutionGroup are Juju's --parallel (true by default) and
+	// --execution-group: which of the machine's execution locks each task waits for.
+	Parallel       bool
+	ExecutionGroup string
+	// Operator is --operator, for Kubernetes models only: refused here.
+	Operator bool
+	// Color and NoColor are --color and --no-color (useColor).
+	Color   bool
+	NoColor bool
 }
+
+// errOperator is Juju's refusal of --operator on a machine model; this controller has no other.
+var errOperator = errors.New("only k8s models support the --operator flag")
 
 // NewCmdExec returns "juju exec --unit|--machine|--application|--all ... -- <command>": run a
 // shell command on units (in their hook context) or machines.
@@ -76,11 +89,31 @@ The command waits up to --wait (5 minutes by default), which also bounds how lon
 command may run. With one target the plain format prints its output as it is; with
 several, each target's output under its name. --format yaml or json prints each target's
 return code, stdout, stderr and timing, keyed by unit name or machine id. A non-zero exit
-fails exec (exit 1) after the results are printed; past --wait it fails with "timed out".`,
+fails exec (exit 1) after the results are printed; past --wait it fails with "timed out".
+
+Commands run in parallel by default (--parallel): they take no lock, and run on a machine
+beside its other commands, on a unit beside the tasks of the machine's other units (a unit
+runs one thing at a time, between its hooks, whatever the flags say). With --parallel=false
+each command waits for its machine's execution lock and holds it while it runs, so that such
+commands run one after another, in the order they were queued. --execution-group <name> does
+the same with a lock of the group's own: the commands of one group run one after another,
+beside other groups and parallel commands. As in Juju, commands on units take the lock the
+units' non-parallel actions take, commands on the machine itself another one. Unlike in Juju,
+hooks here run without the machine's lock, so a command waits for its own unit's hooks only.
+With --all the flags apply too.
+
+--operator runs commands in a Kubernetes model's operator pod; this controller has machine
+models only, so it is refused ("only k8s models support the --operator flag").
+
+With --format yaml or json the results are coloured when stdout is a terminal; --color
+colours them wherever they go, --no-color, NO_COLOR or TERM=dumb turn colour off (--no-color
+wins over --color). The plain format, the commands' own output, is never coloured.`,
 		Example: `  juju exec --all -- hostname -f
   juju exec --unit mysql/0 -- ls -la /var/lib/mysql
   juju exec --application mysql --format json -- config-get port
-  juju exec --machine 0,1 --wait 30s uptime`,
+  juju exec --machine 0,1 --wait 30s uptime
+  juju exec --application mysql --parallel=false -- systemctl restart mysql
+  juju exec --all --execution-group upgrades -- apt-get -y upgrade`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "run, show-task, operations"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseExecArgs(opts, wait, args); err != nil {
@@ -103,6 +136,10 @@ fails exec (exit 1) after the results are printed; past --wait it fails with "ti
 	fl.BoolVar(&opts.Background, "background", false, "Run the task in the background")
 	fl.DurationVar(&wait, "wait", 0, "Maximum wait time for a task to complete")
 	fl.BoolVar(&opts.UTC, "utc", false, "Show times in UTC")
+	fl.BoolVar(&opts.Operator, "operator", false, "Run the commands on the operator (k8s-only)")
+	fl.BoolVar(&opts.Parallel, "parallel", true, "Run the commands in parallel without first acquiring a lock")
+	fl.StringVar(&opts.ExecutionGroup, "execution-group", "", "Commands in the same execution group are run sequentially")
+	addColorFlags(cmd, &opts.Color, &opts.NoColor)
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -162,6 +199,10 @@ func execRun(ctx context.Context, opts *execOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Operator {
+		// Juju refuses it once it knows the model's type; every model here is a machine model.
+		return errOperator
+	}
 	c, err := opts.Client(ctx)
 	if err != nil {
 		return err
@@ -180,7 +221,10 @@ func execRun(ctx context.Context, opts *execOptions) error {
 		}
 		slices.SortFunc(receivers, names.NaturalCompare)
 	}
-	req := &jujupb.EnqueueRequest{Model: model.UUID, Receivers: receivers, Command: opts.Command}
+	// Sent whatever they are, as Juju does (also with --all, which Juju's CLI leaves at the
+	// defaults).
+	req := &jujupb.EnqueueRequest{Model: model.UUID, Receivers: receivers, Command: opts.Command,
+		Parallel: proto.Bool(opts.Parallel), ExecutionGroup: proto.String(opts.ExecutionGroup)}
 	if opts.Wait > 0 {
 		req.ExecTimeoutSeconds = int64(math.Ceil(opts.Wait.Seconds()))
 	}
@@ -189,7 +233,8 @@ func execRun(ctx context.Context, opts *execOptions) error {
 		return notFound(err)
 	}
 	e := &enqueued{IO: opts.IO, API: c, Model: model.UUID, Format: opts.Format, Output: opts.Output,
-		UTC: opts.UTC, Wait: opts.Wait, Background: opts.Background, HideProgress: true}
+		UTC: opts.UTC, Wait: opts.Wait, Background: opts.Background, HideProgress: true,
+		Color: useColor(opts.IO, opts.Color, opts.NoColor, opts.Output)}
 	if e.Format == Plain {
 		e.Format = execPlain
 	}

@@ -163,3 +163,102 @@ func TestExecTimeout(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q", stdout, stderr)
 	}
 }
+
+func TestNewCmdExecLockOperatorAndColorFlags(t *testing.T) {
+	tests := []struct {
+		args           string
+		parallel       bool
+		group          string
+		operator       bool
+		color, noColor bool
+		wantErr        string
+		wantUsage      bool
+	}{
+		{args: "--unit mysql/0 hostname", parallel: true},
+		{args: "--machine 0 --parallel=false --execution-group db-ops -- uptime", group: "db-ops"},
+		{args: "--all --parallel --execution-group=upgrades uptime", parallel: true, group: "upgrades"},
+		{args: "--application mysql --operator hostname", parallel: true, operator: true},
+		{args: "--unit mysql/0 --color --no-color hostname", parallel: true, color: true, noColor: true},
+		{args: "--unit mysql/0 --parallel=maybe hostname",
+			wantErr: `invalid argument "maybe" for "--parallel" flag: strconv.ParseBool: parsing "maybe": invalid syntax`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			var got *execOptions
+			cmd := NewCmdExec(cmdutil.TestFactory(), func(o *execOptions) error { got = o; return nil })
+			cmdtest.CheckErr(t, cmdtest.Execute(cmd, tt.args), tt.wantErr, tt.wantUsage)
+			if tt.wantErr != "" {
+				return
+			}
+			if got.Parallel != tt.parallel || got.ExecutionGroup != tt.group || got.Operator != tt.operator ||
+				got.Color != tt.color || got.NoColor != tt.noColor {
+				t.Errorf("opts = %+v", got)
+			}
+		})
+	}
+}
+
+// --parallel and --execution-group reach the controller as Juju sends them: always, --all
+// included.
+func TestExecSendsParallelAndExecutionGroup(t *testing.T) {
+	for _, opts := range []execOptions{
+		{Units: []string{"mysql/0"}, Parallel: true},
+		{Machines: []string{"0"}, Parallel: false, ExecutionGroup: "db-ops"},
+		{All: true, Parallel: false, ExecutionGroup: "upgrades"},
+	} {
+		fake := &fakeAPI{machines: []string{"0"}, op: operation("1", queued("2", "0", "juju-exec")),
+			updates: []*jujupb.Task{done("2", "0", "juju-exec", "completed", `{"return-code":0}`)}}
+		opts.Format = output.JSON
+		if _, _, err := execCase(t, fake, &opts); err != nil {
+			t.Fatal(err)
+		}
+		req := fake.enqueued[0]
+		if req.Parallel == nil || req.ExecutionGroup == nil || req.GetParallel() != opts.Parallel || req.GetExecutionGroup() != opts.ExecutionGroup {
+			t.Errorf("%+v: request parallel %v group %v", opts, req.Parallel, req.ExecutionGroup)
+		}
+	}
+}
+
+// --operator is for Kubernetes models: refused, as Juju refuses it on a machine model, before
+// anything is queued.
+func TestExecOperatorRefused(t *testing.T) {
+	for _, opts := range []execOptions{{Units: []string{"mysql/0"}, Operator: true}, {All: true, Operator: true}} {
+		fake := &fakeAPI{}
+		stdout, stderr, err := execCase(t, fake, &opts)
+		cmdtest.CheckErr(t, err, "only k8s models support the --operator flag", false)
+		if stdout != "" || stderr != "" || len(fake.calls) != 0 {
+			t.Errorf("stdout %q, stderr %q, calls %q", stdout, stderr, fake.calls)
+		}
+	}
+}
+
+// With colour, yaml and json are coloured as Juju colours them; the plain format, the
+// commands' own output, is not.
+func TestExecColor(t *testing.T) {
+	op := operation("1", queued("2", "0", "juju-exec"), queued("3", "1", "juju-exec"))
+	updates := []*jujupb.Task{
+		done("2", "0", "juju-exec", "completed", `{"return-code":0,"stdout":"machine-0\n","stderr":"warning: low disk\n"}`),
+		done("3", "1", "juju-exec", "completed", `{"return-code":0,"stdout":"machine-1\n"}`),
+	}
+	for _, format := range []output.Format{Plain, output.JSON, output.YAML} {
+		t.Run(string(format), func(t *testing.T) {
+			fake := &fakeAPI{op: op, updates: updates}
+			stdout, _, err := execCase(t, fake, &execOptions{Machines: []string{"0", "1"}, Format: format, Color: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// <case>.<format>.color: the contract tests decode *.json.golden and *.yaml.golden.
+			name := "exec/machines." + string(format) + ".color.golden"
+			if format == Plain {
+				name = "exec/machines.plain.golden"
+			}
+			golden.Assert(t, stdout, name)
+			fake = &fakeAPI{op: op, updates: updates}
+			noColor, _, err := execCase(t, fake, &execOptions{Machines: []string{"0", "1"}, Format: format, Color: true, NoColor: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, noColor, "exec/machines."+string(format)+".golden")
+		})
+	}
+}

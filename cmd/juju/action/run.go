@@ -49,6 +49,9 @@ type runOptions struct {
 	Format output.Format
 	Output string
 	UTC    bool
+	// Color and NoColor are --color and --no-color (useColor).
+	Color   bool
+	NoColor bool
 }
 
 // unitOrLeaderRe is a unit name or <application>/leader; group 1 is the application.
@@ -84,14 +87,20 @@ failure message and its output; --format yaml or json prints everything, keyed b
 including its log and timing. A task whose process exits non-zero fails the command
 (exit 1) after its results are printed. Past --wait the command fails with "timed out";
 the tasks go on. Ctrl-C stops the waiting too, not the tasks. --background only queues
-the operation and says how to follow it.`,
+the operation and says how to follow it.
+
+When stdout is a terminal the results are coloured (the values green, or red for a failed
+task; yaml and json throughout), and so are the ids on stderr. --color colours them wherever
+they go (a pipe, a file); --no-color, NO_COLOR or TERM=dumb turn colour off, and --no-color
+wins over --color.`,
 		Example: `  juju run mysql/3 backup
   juju run mysql/leader backup --wait 2m
   juju run mysql/3 backup --format yaml
   juju run mysql/3 backup --background
   juju run mysql/3 backup out=out.tar.bz2 file.kind=xz file.quality=high
   juju run mysql/3 backup --params p.yml file.kind=xz
-  juju run sleeper/0 pause --string-args time=1000`,
+  juju run sleeper/0 pause --string-args time=1000
+  juju run mysql/3 backup --format yaml --color | less -R`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "actions, show-action, operations, show-operation, show-task, exec"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -114,6 +123,7 @@ the operation and says how to follow it.`,
 	cmd.Flags().BoolVar(&opts.UTC, "utc", false, "Show times in UTC")
 	cmd.Flags().StringVar(&opts.ParamsFile, "params", "", "Path to yaml-formatted params file")
 	cmd.Flags().BoolVar(&opts.StringArgs, "string-args", false, "Use raw string values of CLI args")
+	addColorFlags(cmd, &opts.Color, &opts.NoColor)
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -198,7 +208,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return notFound(err)
 	}
 	e := &enqueued{IO: opts.IO, API: c, Model: model.UUID, Format: opts.Format, Output: opts.Output,
-		UTC: opts.UTC, Wait: opts.Wait, Background: opts.Background}
+		UTC: opts.UTC, Wait: opts.Wait, Background: opts.Background,
+		Color: useColor(opts.IO, opts.Color, opts.NoColor, opts.Output)}
 	return e.report(ctx, op)
 }
 

@@ -306,3 +306,112 @@ func TestRunParamsFromStdin(t *testing.T) {
 		t.Errorf("params %s", got)
 	}
 }
+
+func TestNewCmdRunColorFlags(t *testing.T) {
+	for args, want := range map[string][2]bool{
+		"mysql/0 backup":                         {false, false},
+		"mysql/0 backup --color":                 {true, false},
+		"mysql/0 backup --no-color":              {false, true},
+		"mysql/0 backup --no-color --color -o x": {true, true},
+	} {
+		var got *runOptions
+		cmd := NewCmdRun(cmdutil.TestFactory(), func(o *runOptions) error { got = o; return nil })
+		if err := cmdtest.Execute(cmd, args); err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if got.Color != want[0] || got.NoColor != want[1] {
+			t.Errorf("%s: color %v, no-color %v", args, got.Color, got.NoColor)
+		}
+	}
+}
+
+// Juju's rule: --no-color wins; --color colours anywhere; else colour when the results go to a
+// terminal that takes colour (Streams.Color: no NO_COLOR, TERM not dumb).
+func TestUseColor(t *testing.T) {
+	tests := []struct {
+		terminal, color, noColor bool
+		output                   string
+		want                     bool
+	}{
+		{false, false, false, "", false},
+		{true, false, false, "", true},
+		{true, false, false, "out.yaml", false},
+		{true, false, true, "", false},
+		{false, true, false, "", true},
+		{false, true, false, "out.yaml", true},
+		{true, true, true, "", false},
+	}
+	for _, tt := range tests {
+		s, _, _ := output.TestStreams()
+		s.Color = tt.terminal
+		if got := useColor(s, tt.color, tt.noColor, tt.output); got != tt.want {
+			t.Errorf("%+v: useColor = %v", tt, got)
+		}
+	}
+}
+
+// With colour, run's results, progress lines and failures are coloured as Juju colours them.
+func TestRunColor(t *testing.T) {
+	backupDone := done("2", "mysql/0", "backup", "completed",
+		`{"return-code":0,"stdout":"backing up\r\ndone\n","path":"/tmp/backup.tar","size":1024,"compressed":true,"host":"10.0.0.1","net":"10.0.0.0/24"}`,
+		"dumping tables")
+	failed := done("2", "mysql/0", "backup", "failed", `{"return-code":1,"reason":"disk full"}`)
+	failed.Message = "exit status 1"
+	tests := []struct {
+		name    string
+		updates []*jujupb.Task
+		wantErr string
+	}{
+		{name: "completed", updates: []*jujupb.Task{running("2", "mysql/0", "backup", "dumping tables"), backupDone}},
+		{name: "failed", updates: []*jujupb.Task{failed},
+			wantErr: "the following task failed:\n - id \"2\" with return code \x1b[35m1\x1b[0m\n\nuse 'juju show-task' to inspect the failure\n"},
+	}
+	for _, tt := range tests {
+		for _, format := range []output.Format{Plain, output.JSON, output.YAML} {
+			t.Run(tt.name+"/"+string(format), func(t *testing.T) {
+				fake := &fakeAPI{specs: mysqlSpecs(), op: operation("1", queued("2", "mysql/0", "backup")), updates: tt.updates}
+				stdout, stderr, err := runCase(t, fake, &runOptions{Format: format, Color: true})
+				cmdtest.CheckErr(t, err, tt.wantErr, false)
+				// <case>.<format>.color: the contract tests decode *.json.golden and *.yaml.golden.
+				golden.Assert(t, stdout, "run/"+tt.name+"."+string(format)+".color.golden")
+				if format == Plain {
+					golden.Assert(t, stderr, "run/"+tt.name+".color.stderr.golden")
+				}
+			})
+		}
+	}
+	t.Run("background", func(t *testing.T) {
+		fake := &fakeAPI{specs: mysqlSpecs(), op: operation("1", queued("2", "mysql/0", "backup"), queued("3", "mysql/1", "backup"))}
+		stdout, stderr, err := runCase(t, fake, &runOptions{Units: []string{"mysql/0", "mysql/1"}, Background: true, Format: Plain, Color: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, stdout, "run/background-two.color.stdout.golden")
+		golden.Assert(t, stderr, "run/background-two.color.stderr.golden")
+	})
+}
+
+// colorYAML's rules on what run's results can hold, Juju's YamlFormatter's: numbers,
+// booleans, addresses and networks, block scalars, lists, URLs, empty lines and comments.
+func TestColorYAMLRules(t *testing.T) {
+	doc := `results:
+  count: 3
+  ratio: "0.5"
+  enabled: true
+  host: 10.0.0.1
+  net: 10.0.0.0/24
+  url: http://example.com:8080/x
+  notes: |-
+    first: line
+
+    second line
+  after: yes
+  items:
+    - a: 1
+    - plain item
+# a comment
+`
+	var b strings.Builder
+	colorYAML(&b, doc)
+	golden.Assert(t, b.String(), "run/rules.yaml.color.golden")
+}

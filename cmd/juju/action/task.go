@@ -208,9 +208,14 @@ func (r taskResults) WriteText(w io.Writer, f output.Format) error {
 	case execPlain:
 		return r.writeExecPlain(w)
 	case Plain:
-	default:
-		return fmt.Errorf("format %q not supported", f)
+		return r.writePlain(w, false)
 	}
+	return fmt.Errorf("format %q not supported", f)
+}
+
+// writePlain writes the plain format; with color, as Juju colours it: one task's failure line
+// and values red when it failed, its values green otherwise (several tasks' YAML is plain).
+func (r taskResults) writePlain(w io.Writer, color bool) error {
 	plain := map[string]plainTask{}
 	var stdout, stderr string
 	for key, t := range r {
@@ -252,9 +257,11 @@ func (r taskResults) WriteText(w io.Writer, f output.Format) error {
 	var b strings.Builder
 	for _, p := range plain {
 		if p.Status == statusFailed {
-			fmt.Fprintf(&b, "Action id %s failed: %s\n", p.ID, p.Message)
+			b.WriteString(paint(color, sgrRed, fmt.Sprintf("Action id %s failed: %s\n", p.ID, p.Message)))
+			b.WriteString(paint(color, sgrRed, p.Output) + "\n")
+		} else {
+			b.WriteString(paint(color, sgrGreen, p.Output) + "\n")
 		}
-		b.WriteString(p.Output + "\n")
 	}
 	if stdout != "" {
 		b.WriteString(strings.Trim(stdout, "\n") + "\n")

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,13 @@ type enqueued struct {
 	// operation" and "Waiting for task" lines for --verbose.
 	Background   bool
 	HideProgress bool
+	// Color colours the results, the ids in the progress lines and failed tasks' return
+	// codes (useColor).
+	Color bool
 }
+
+// id is an operation's or a task's id, coloured as Juju colours it.
+func (e *enqueued) id(id string) string { return paint(e.Color, sgrCyan, id) }
 
 func (e *enqueued) progressf(format string, args ...any) {
 	if e.HideProgress {
@@ -75,9 +82,9 @@ func (e *enqueued) report(ctx context.Context, op *jujupb.Operation) error {
 	if len(tasks) > 1 {
 		plural = "s"
 	}
-	e.progressf("Running operation %s with %d task%s", op.GetId(), len(tasks), plural)
+	e.progressf("Running operation %s with %s task%s", e.id(op.GetId()), paint(e.Color, sgrMagenta, len(tasks)), plural)
 	for _, t := range tasks {
-		e.progressf("  - task %s on %s", t.GetId(), receiverTag(t.GetReceiver()))
+		e.progressf("  - task %s on %s", e.id(t.GetId()), paint(e.Color, sgrReceiver, receiverTag(t.GetReceiver())))
 	}
 	e.progressf("")
 	done, err := e.wait(ctx, op)
@@ -93,10 +100,10 @@ func (e *enqueued) report(ctx context.Context, op *jujupb.Operation) error {
 		}
 		view[t.GetReceiver()] = v
 		if v.returnCode >= 1 {
-			failed = append(failed, fmt.Sprintf(" - id %q with return code %d", v.ID, v.returnCode))
+			failed = append(failed, fmt.Sprintf(" - id %q with return code %s", v.ID, paint(e.Color, sgrMagenta, v.returnCode)))
 		}
 	}
-	if err := output.WriteFile(e.Output, e.Format, view, e.IO); err != nil {
+	if err := writeResults(e.Output, e.Format, view, e.IO, e.Color); err != nil {
 		return err
 	}
 	if len(failed) == 0 {
@@ -117,20 +124,29 @@ func (e *enqueued) report(ctx context.Context, op *jujupb.Operation) error {
 func (e *enqueued) reportBackground(op *jujupb.Operation) error {
 	tasks := op.GetTasks()
 	if len(tasks) == 1 {
-		e.IO.Infof("Scheduled operation %s with task %s", op.GetId(), tasks[0].GetId())
-		e.IO.Infof("Check operation status with 'juju show-operation %s'", op.GetId())
-		e.IO.Infof("Check task status with 'juju show-task %s'", tasks[0].GetId())
+		e.IO.Infof("Scheduled operation %s with task %s", e.id(op.GetId()), e.id(tasks[0].GetId()))
+		e.IO.Infof("Check operation status with 'juju show-operation %s'", e.id(op.GetId()))
+		e.IO.Infof("Check task status with 'juju show-task %s'", e.id(tasks[0].GetId()))
 		return nil
 	}
-	e.IO.Infof("Scheduled operation %s with %d tasks", op.GetId(), len(tasks))
+	e.IO.Infof("Scheduled operation %s with %s tasks", e.id(op.GetId()), paint(e.Color, sgrMagenta, len(tasks)))
 	ids := map[string]map[string]string{}
 	for _, t := range tasks {
 		ids[t.GetReceiver()] = map[string]string{"id": t.GetId()}
 	}
-	if err := output.Write(e.IO.Out, output.YAML, ids); err != nil {
+	var doc bytes.Buffer
+	if err := output.Write(&doc, output.YAML, ids); err != nil {
 		return err
 	}
-	e.IO.Infof("Check operation status with 'juju show-operation %s'", op.GetId())
+	if e.Color {
+		var colored bytes.Buffer
+		colorYAML(&colored, doc.String())
+		doc = colored
+	}
+	if _, err := e.IO.Out.Write(doc.Bytes()); err != nil {
+		return err
+	}
+	e.IO.Infof("Check operation status with 'juju show-operation %s'", e.id(op.GetId()))
 	e.IO.Infof("Check task status with 'juju show-task <id>'")
 	return nil
 }
@@ -153,7 +169,7 @@ func (e *enqueued) wait(ctx context.Context, op *jujupb.Operation) (map[string]*
 
 	done := map[string]*jujupb.Task{}
 	next, logged, haveLogs := 0, 0, false
-	e.progressf("Waiting for task %s...\n", ids[0])
+	e.progressf("Waiting for task %s...\n", e.id(ids[0]))
 	err := e.API.WatchTasks(watchCtx, e.Model, ids, func(t *jujupb.Task) error {
 		if len(ids) == 1 {
 			for _, l := range t.GetLog()[min(logged, len(t.GetLog())):] {
@@ -171,7 +187,7 @@ func (e *enqueued) wait(ctx context.Context, op *jujupb.Operation) (map[string]*
 			}
 			next++
 			if next < len(ids) {
-				e.progressf("Waiting for task %s...\n", ids[next])
+				e.progressf("Waiting for task %s...\n", e.id(ids[next]))
 			}
 		}
 		if next == len(ids) {

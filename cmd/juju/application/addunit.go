@@ -2,12 +2,14 @@ package application
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/limits"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/placement"
 	"github.com/jujuclone/juju/output"
@@ -49,7 +51,9 @@ func NewCmdAddUnit(f *cmdutil.Factory, runF func(*addUnitOptions) error) *cobra.
 		Short: "Add units to an application",
 		Long: `Add -n units to a principal application. --to places them, one directive per unit:
 an existing machine (3). Units without a directive get new machines. Juju's container
-directives (lxd:3, lxd) are refused: the local provider has no containers.
+directives (lxd:3, lxd) are refused: the local provider has no containers. The controller
+adds all the units of a call, with their machines, or none (a missing machine in --to adds
+nothing); -n is at most ` + strconv.Itoa(limits.MaxUnitsPerCall) + ` per call.
 
 As in Juju, success prints nothing (--verbose names the new units). With --wait the
 command waits until the agent of every new unit is idle, showing progress on stderr; a
@@ -66,8 +70,8 @@ only valid with --wait.`,
 			if err := names.ValidateApplicationName(opts.Application); err != nil {
 				return cmdutil.FlagErrorWrap(err)
 			}
-			if opts.NumUnits < 1 {
-				return cmdutil.FlagErrorf("--num-units must be a positive integer")
+			if err := checkNumUnits(opts.NumUnits); err != nil {
+				return err
 			}
 			if err := opts.WaitFlags.Validate(cmd); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/constraints"
+	"github.com/jujuclone/juju/core/limits"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/core/placement"
 	"github.com/jujuclone/juju/output"
@@ -101,7 +103,11 @@ supports it, the charm's first supported base. --force accepts a base the charm 
 
 What was deployed is reported on stderr ("Located local charm…", "Deploying…"; --quiet
 hides it). The command returns once the controller has recorded the application and its
-units. With --wait it then waits until the agent of every new unit is idle, showing
+units. The controller records the application, its units and their machines at once, or
+nothing: a refused deploy (a missing machine in --to, a base mismatch) leaves no application
+behind. -n is at most ` + strconv.Itoa(limits.MaxUnitsPerCall) + ` per call; add-unit adds more.
+
+With --wait the command then waits until the agent of every new unit is idle, showing
 progress on stderr (one line redrawn in place on a terminal, a line per change otherwise).
 A unit in error, or whose machine fails to start, ends the wait at once with exit code 1,
 naming the unit and the reason; so does --timeout (default 10m) passing. --timeout is
@@ -163,8 +169,8 @@ func validateDeploy(cmd *cobra.Command, opts *deployOptions, args []string) erro
 	default:
 		return cmdutil.UnrecognizedArgs(args[2:])
 	}
-	if opts.NumUnits < 1 {
-		return cmdutil.FlagErrorf("--num-units must be a positive integer")
+	if err := checkNumUnits(opts.NumUnits); err != nil {
+		return err
 	}
 	if opts.To != "" {
 		p, err := placement.Parse(opts.To)
@@ -193,6 +199,18 @@ func validateDeploy(cmd *cobra.Command, opts *deployOptions, args []string) erro
 		return cmdutil.FlagErrorWrap(err)
 	}
 	opts.config = cfg
+	return nil
+}
+
+// checkNumUnits refuses -n below 1 or above the controller's bound per call: the controller
+// adds the units of one call in one transaction, whole or not at all.
+func checkNumUnits(n int) error {
+	if n < 1 {
+		return cmdutil.FlagErrorf("--num-units must be a positive integer")
+	}
+	if n > limits.MaxUnitsPerCall {
+		return cmdutil.FlagErrorf("--num-units %d: at most %d units per call (add more with further add-unit calls)", n, limits.MaxUnitsPerCall)
+	}
 	return nil
 }
 

@@ -47,9 +47,10 @@ func NewCmdTrust(f *cmdutil.Factory, runF func(*trustOptions) error) *cobra.Comm
 "juju config <application> trust=true" does; "juju config <application>" shows it under
 application-config, and deploy --trust sets it from the start.
 
-A trusted charm may read the cloud credentials of its model with the credential-get hook
-tool. The local provider has no cloud credentials, so here trust changes what
-juju config reports and nothing else.
+A trusted charm may read the cloud spec of its model, credentials included, with the
+credential-get hook tool; an untrusted one is refused. The local provider needs no
+credential: its cloud spec has type "local", the model's cloud and region, and auth type
+"empty". A change of trust runs config-changed on every unit of the application.
 
 --scope is for Kubernetes models, where it must be "cluster" to confirm that trust grants
 the charm access to the whole cluster; this controller's models are machine models, where

@@ -111,7 +111,7 @@ func TestWriteConstraints(t *testing.T) {
 		{ConstraintsFormat, "", "\n"},
 		{output.JSON, cons, `{"arch":"amd64","cores":2,"mem":4096,"tags":["a","","b"],"instance-type":"x","zones":[],"image-id":"i d"}` + "\n"},
 		{output.JSON, "", "{}\n"},
-		{output.YAML, "mem=1G instance-role=r tags=t", "mem: 1024\ntags:\n  - t\ninstance-role: r\n"},
+		{output.YAML, "mem=1G instance-role=r tags=t", "mem: 1024\ntags:\n- t\ninstance-role: r\n"},
 		{output.YAML, "", "{}\n"},
 	}
 	for _, tt := range tests {

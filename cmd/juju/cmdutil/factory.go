@@ -211,20 +211,17 @@ func (f *Factory) connect(ctx context.Context, name string) (*client.Client, err
 	if err != nil {
 		return nil, err
 	}
-	var lastErr error
-	for _, cfg := range configs {
-		cfg.Timeout, cfg.DialTimeout = callTimeout, dialTimeout
-		c, err := client.Dial(ctx, cfg)
-		if err == nil {
-			f.clients[name] = c
-			return c, nil
-		}
-		lastErr = err
-		if !errors.Is(err, apierr.Unavailable) {
-			break
-		}
+	for i := range configs {
+		configs[i].Timeout, configs[i].DialTimeout = callTimeout, dialTimeout
 	}
-	return nil, lastErr
+	// Every address the store knows, staggered, each within dialTimeout: a controller that
+	// moved or lost one of its HA members is still reached through the others.
+	c, err := client.DialAny(ctx, configs)
+	if err != nil {
+		return nil, err
+	}
+	f.clients[name] = c
+	return c, nil
 }
 
 // endpointConfigs are the client configurations of the named controller, one per API endpoint

@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +23,7 @@ import (
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/names"
 	"github.com/jujuclone/juju/internal/atomicfile"
 	"github.com/jujuclone/juju/output"
@@ -73,6 +77,9 @@ type bootstrapOptions struct {
 	APIPort int
 	// NoSwitch keeps the current controller: the new one is only recorded.
 	NoSwitch bool
+	// ModelDefaults are --model-default's values (files read, later values winning), checked
+	// as model configuration.
+	ModelDefaults map[string]string
 
 	// FindJujud locates the jujud binary.
 	FindJujud func() (string, error)
@@ -86,6 +93,7 @@ type bootstrapOptions struct {
 
 // NewCmdBootstrap returns "juju bootstrap [cloud] [name]": start a local controller.
 func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *cobra.Command {
+	var modelDefaults []string
 	opts := &bootstrapOptions{
 		IO:        f.IO,
 		Store:     f.Store,
@@ -103,7 +111,8 @@ func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *co
 		Long: `Start a controller on this machine: jujud runs in the background with its data under
 $JUJU_DATA/controllers/<name>, listening on a loopback port. The controller gets the models
 "controller" and "default", and becomes the current controller with "default" as current model
-(--no-switch records it without changing the current controller).
+(--no-switch records it without changing the current controller). --model-default sets the
+configuration every model inherits (see juju model-defaults and juju model-config --help).
 
 The only cloud is "localhost"; the controller name defaults to "local".
 
@@ -112,7 +121,8 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 		Example: `  juju bootstrap
   juju bootstrap localhost dev --api-port 17070
   juju bootstrap --timeout 2m
-  juju bootstrap localhost ci --no-switch`,
+  juju bootstrap localhost ci --no-switch
+  juju bootstrap localhost ci --model-default automatically-retry-hooks=false`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "controllers, kill-controller, add-model, whoami, status"},
 		Args:        cmdutil.MaxArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -135,6 +145,11 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 			if opts.Timeout <= 0 {
 				return cmdutil.FlagErrorf("--timeout must be positive")
 			}
+			defaults, err := parseModelDefaults(opts.IO.In, modelDefaults)
+			if err != nil {
+				return err
+			}
+			opts.ModelDefaults = defaults
 			if runF != nil {
 				return runF(opts)
 			}
@@ -144,7 +159,42 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 	cmd.Flags().IntVar(&opts.APIPort, "api-port", 0, "Port of the controller API on 127.0.0.1 (0 picks a free port)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", startupTimeout, "How long to wait for the controller to answer")
 	cmd.Flags().BoolVar(&opts.NoSwitch, "no-switch", false, "Do not switch to the newly created controller")
+	cmd.Flags().StringArrayVar(&modelDefaults, "model-default", nil, "Specify a configuration file, or one or more configuration options, every model inherits (--model-default config.yaml [--model-default key=value ...])")
 	return cmd
+}
+
+// parseModelDefaults reads --model-default's arguments, each key=value or a YAML file of
+// keys (as juju model-defaults --file reads it), later ones winning, and checks them all as
+// model configuration, so that a bad value fails before a controller starts.
+func parseModelDefaults(stdin io.Reader, args []string) (map[string]string, error) {
+	var out map[string]string
+	for _, a := range args {
+		values := map[string]string{}
+		if key, value, ok := strings.Cut(a, "="); ok {
+			if key == "" {
+				return nil, cmdutil.FlagErrorf(`--model-default: expected "key=value" or a file, got %q`, a)
+			}
+			values[key] = value
+		} else {
+			read, err := cmdutil.ReadConfigFile(stdin, a)
+			if err != nil {
+				return nil, cmdutil.FlagErrorf("--model-default: %v", err)
+			}
+			values = read
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		maps.Copy(out, values)
+	}
+	canonical, err := modelconfig.Apply(nil, out, nil)
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("--model-default: %v", err)
+	}
+	if len(canonical) == 0 {
+		return nil, nil
+	}
+	return canonical, nil
 }
 
 func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
@@ -166,6 +216,9 @@ func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
 		"--data-dir", dir,
 		"--controller-name", opts.Name,
 		"--api-addr", fmt.Sprintf("127.0.0.1:%d", opts.APIPort),
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.ModelDefaults)) {
+		args = append(args, "--model-default", k+"="+opts.ModelDefaults[k])
 	}
 	proc, err := opts.Launch(bin, args, logPath)
 	if err != nil {

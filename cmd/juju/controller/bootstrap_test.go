@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
+	"github.com/jujuclone/juju/core/version"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -49,6 +51,48 @@ func TestNewCmdBootstrap(t *testing.T) {
 				t.Errorf("opts = %s %s %d %s", got.Cloud, got.Name, got.APIPort, got.Timeout)
 			}
 		})
+	}
+}
+
+// --model-default: key=value or a YAML file, later ones winning, values in canonical form,
+// checked as model configuration before any controller starts.
+func TestNewCmdBootstrapModelDefaults(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "defaults.yaml")
+	_ = os.WriteFile(file, []byte("extra-info: from-file\nautomatically-retry-hooks: true\n"), 0o600)
+	for _, tc := range []struct {
+		args string
+		want map[string]string
+		err  string
+	}{
+		{args: "", want: nil},
+		{args: "--model-default automatically-retry-hooks=F --model-default update-status-hook-interval=1m",
+			want: map[string]string{"automatically-retry-hooks": "false", "update-status-hook-interval": "1m"}},
+		{args: "--model-default " + file + " --model-default automatically-retry-hooks=false",
+			want: map[string]string{"extra-info": "from-file", "automatically-retry-hooks": "false"}},
+		{args: "--model-default automatically-retry-hooks=maybe", err: `--model-default: automatically-retry-hooks: expected bool, got string("maybe")`},
+		{args: "--model-default no-such=1", err: `--model-default: key "no-such" is not defined in the current model configuration: possible misspelling`},
+		{args: "--model-default agent-version=1.0.0", err: `--model-default: "agent-version" cannot be set: it is the Juju version this controller implements (` + version.Juju + ")"},
+		{args: "--model-default =x", err: `--model-default: expected "key=value" or a file, got "=x"`},
+		{args: "--model-default " + filepath.Join(dir, "missing.yaml"), err: "--model-default: reading config file: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory"},
+	} {
+		var got *bootstrapOptions
+		cmd := NewCmdBootstrap(cmdutil.TestFactory(), func(o *bootstrapOptions) error { got = o; return nil })
+		err := execute(cmd, tc.args)
+		checkErr(t, err, tc.err, true)
+		if tc.err == "" && !maps.Equal(got.ModelDefaults, tc.want) {
+			t.Errorf("%s: model defaults %v, want %v", tc.args, got.ModelDefaults, tc.want)
+		}
+	}
+	// jujud is given them, sorted, as --model-default key=value.
+	j := &fakeJujud{}
+	opts, _ := newBootstrapOpts(t, j)
+	opts.ModelDefaults = map[string]string{"update-status-hook-interval": "1m", "automatically-retry-hooks": "false"}
+	if err := bootstrapRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(j.args, " "); !strings.HasSuffix(got, " --model-default automatically-retry-hooks=false --model-default update-status-hook-interval=1m") {
+		t.Errorf("jujud args %q", got)
 	}
 }
 

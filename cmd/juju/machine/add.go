@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/core/constraints"
+	"github.com/jujuclone/juju/core/limits"
 	"github.com/jujuclone/juju/core/placement"
 	"github.com/jujuclone/juju/output"
 )
@@ -55,7 +57,8 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command 
 		Short: "Add machines or containers to the model",
 		Long: `Add -n new machines. Juju's container placements ("lxd" or "kvm" on a new machine,
 "lxd:<machine>" on an existing one) are accepted here but refused by the controller: the
-local provider has no containers, and takes no other placement directives.`,
+local provider has no containers, and takes no other placement directives. The controller
+adds all the machines of a call or none; -n is at most ` + strconv.Itoa(limits.MaxMachinesPerCall) + ` per call.`,
 		Example: `  juju add-machine
   juju add-machine -n 2 --base ubuntu@22.04 --constraints cores=1
   juju add-machine --base ubuntu@24.04`,
@@ -88,6 +91,10 @@ func validateAdd(opts *addOptions) error {
 	}
 	if opts.NumMachines < 1 {
 		return cmdutil.FlagErrorf("-n must be a positive integer")
+	}
+	// The controller adds the machines of one call in one transaction, whole or not at all.
+	if opts.NumMachines > limits.MaxMachinesPerCall {
+		return cmdutil.FlagErrorf("-n %d: at most %d machines per call", opts.NumMachines, limits.MaxMachinesPerCall)
 	}
 	if opts.Placement != "" {
 		p, err := parsePlacement(opts.Placement)
@@ -158,7 +165,8 @@ func addRun(ctx context.Context, opts *addOptions) error {
 	}
 	results, err := c.AddMachines(ctx, req)
 	if err != nil {
-		return fmt.Errorf("adding machines: %w", err)
+		// The controller's errors say what could not be added, and why; nothing was.
+		return err
 	}
 	var errs []string
 	for _, r := range results {

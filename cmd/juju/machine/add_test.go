@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -42,6 +43,15 @@ func TestNewCmdAdd(t *testing.T) {
 		{args: "a b", wantErr: `unrecognized args: ["b"]`},
 		{args: "--series jammy --base ubuntu@22.04", wantErr: "--series and --base cannot be specified together"},
 		{args: "-n 0", wantErr: "-n must be a positive integer"},
+		{args: "-n -1", wantErr: "-n must be a positive integer"},
+		{args: "-n 1001", wantErr: "-n 1001: at most 1000 machines per call"},
+		{args: "-n 100000000", wantErr: "-n 100000000: at most 1000 machines per call"},
+		{args: "-n 4294967297", wantErr: "-n 4294967297: at most 1000 machines per call"},
+		{args: "-n 1000", check: func(t *testing.T, o *addOptions) {
+			if o.NumMachines != 1000 {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
 		{args: "-n 2 lxd", wantErr: "cannot use -n when specifying a placement directive"},
 		{args: "3", wantErr: "machine-id cannot be specified when adding machines"},
 		{args: "ssh:ubuntu@10.0.0.1", wantErr: `manual provisioning ("ssh:ubuntu@10.0.0.1") is not supported by the local provider`},
@@ -73,11 +83,12 @@ func TestNewCmdAdd(t *testing.T) {
 type fakeAddMachines struct {
 	req     *jujupb.AddMachinesRequest
 	results []*jujupb.AddMachineResult
+	err     error
 }
 
 func (f *fakeAddMachines) AddMachines(_ context.Context, req *jujupb.AddMachinesRequest) ([]*jujupb.AddMachineResult, error) {
 	f.req = req
-	return f.results, nil
+	return f.results, f.err
 }
 
 func runAdd(t *testing.T, fake *fakeAddMachines, args string) (string, error) {
@@ -138,4 +149,14 @@ func TestAddRunFailures(t *testing.T) {
 	if stderr != "failed to create 1 machine\n" || err == nil || err.Error() != "boom" {
 		t.Errorf("one failure: %q, %v", stderr, err)
 	}
+}
+
+// A call the controller refuses as a whole added nothing: its error is the one line shown.
+func TestAddRunRefusedWhole(t *testing.T) {
+	fake := &fakeAddMachines{err: errors.New(`cannot add machine: model "default" is being destroyed`)}
+	stderr, err := runAdd(t, fake, "-n 3")
+	if stderr != "" {
+		t.Errorf("stderr = %q", stderr)
+	}
+	checkErr(t, err, `cannot add machine: model "default" is being destroyed`, false)
 }

@@ -269,7 +269,7 @@ func TestWriteDestroyPlanTruncates(t *testing.T) {
 func TestModelsShowsADyingModel(t *testing.T) {
 	v := newModelsView("local", "ctrl-uuid", "admin", "", []*jujupb.Model{
 		{Name: "m", Uuid: "uuid-m", Life: "dying", Status: &jujupb.StatusInfo{Status: "destroying"}, MachineCount: 2, UnitCount: 2},
-	})
+	}, time.Now())
 	if item := v.Models[0]; item.Life != "dying" || item.Status == nil || item.Status.Current != "destroying" {
 		t.Fatalf("view = %+v", item)
 	}

@@ -7,11 +7,10 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	yamlv2 "go.yaml.in/yaml/v2"
 
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -34,6 +33,14 @@ type modelConfigOptions struct {
 	ResolveModel func(ctx context.Context) (*cmdutil.ModelRef, error)
 
 	Model string
+	configArgs
+	Format output.Format
+	Output string
+}
+
+// configArgs are the arguments model-config and model-defaults share, parsed and checked by
+// parseConfigArgs.
+type configArgs struct {
 	// Key is the one key to print; with neither Key nor anything to set or reset, every key is.
 	Key string
 	// Set holds the values to set: --file's, overridden by key=value arguments.
@@ -42,8 +49,6 @@ type modelConfigOptions struct {
 	// File is --file: a YAML file of values, "-" for stdin (read before Run, into Set).
 	File                 string
 	IgnoreReadOnlyFields bool
-	Format               output.Format
-	Output               string
 }
 
 // Juju's names of what a model-config invocation does, for "cannot X and Y simultaneously".
@@ -86,7 +91,7 @@ the yaml output of one model can be applied to another.
   juju model-config -m a --format yaml | juju model-config -m b --file - --ignore-read-only-fields`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "models, show-model, model-constraints, add-model"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseModelConfigArgs(opts, args, reset); err != nil {
+			if err := parseConfigArgs(opts.IO.In, &opts.configArgs, args, reset); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -95,9 +100,7 @@ the yaml output of one model can be applied to another.
 			return modelConfigRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringArrayVar(&reset, "reset", nil, "Reset the provided comma delimited keys")
-	cmd.Flags().StringVar(&opts.File, "file", "", "Path to yaml-formatted configuration file (- for stdin)")
-	cmd.Flags().BoolVar(&opts.IgnoreReadOnlyFields, "ignore-read-only-fields", false, "Ignore read only fields that might cause errors to be emitted while processing yaml documents")
+	addConfigArgsFlags(cmd, &opts.configArgs, &reset)
 	output.AddFormatFlag(cmd, &opts.Format, output.Tabular, output.JSON, output.Tabular, output.YAML)
 	output.AddOutputFlag(cmd, &opts.Output)
 	cmdutil.AddModelFlag(cmd, &opts.Model)
@@ -122,10 +125,18 @@ func modelConfigKeysHelp() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// parseModelConfigArgs sorts the arguments into the key to get or the values to set and the
-// keys to reset, refusing what Juju refuses, and reads --file; every key and value is then
-// checked before anything is sent.
-func parseModelConfigArgs(opts *modelConfigOptions, args, reset []string) error {
+// addConfigArgsFlags adds the flags of configArgs; --reset is gathered in reset, for
+// parseConfigArgs to split.
+func addConfigArgsFlags(cmd *cobra.Command, opts *configArgs, reset *[]string) {
+	cmd.Flags().StringArrayVar(reset, "reset", nil, "Reset the provided comma delimited keys")
+	cmd.Flags().StringVar(&opts.File, "file", "", "Path to yaml-formatted configuration file (- for stdin)")
+	cmd.Flags().BoolVar(&opts.IgnoreReadOnlyFields, "ignore-read-only-fields", false, "Ignore read only fields that might cause errors to be emitted while processing yaml documents")
+}
+
+// parseConfigArgs sorts the arguments into the key to get or the values to set and the keys
+// to reset, refusing what Juju refuses, and reads --file (stdin for "-"); every key and value
+// is then checked before anything is sent.
+func parseConfigArgs(stdin io.Reader, opts *configArgs, args, reset []string) error {
 	var actions []string
 	if opts.File != "" {
 		actions = append(actions, actionSetFile)
@@ -188,7 +199,7 @@ func parseModelConfigArgs(opts *modelConfigOptions, args, reset []string) error 
 		return nil
 	}
 	if opts.File != "" {
-		fromFile, err := readModelConfigFile(opts.IO.In, opts.File)
+		fromFile, err := cmdutil.ReadConfigFile(stdin, opts.File)
 		if err != nil {
 			return err
 		}
@@ -225,44 +236,6 @@ func joinActions(actions []string) string {
 		return actions[0]
 	}
 	return strings.Join(actions[:len(actions)-1], ", ") + " and " + actions[len(actions)-1]
-}
-
-// readModelConfigFile reads a YAML map of key: value, or model-config's yaml output (key:
-// {value: ..., source: ...}), from path or stdin ("-").
-func readModelConfigFile(stdin io.Reader, path string) (map[string]string, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading config file: %w", err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("config file %q: %v", path, err)
-	}
-	out := map[string]string{}
-	for key, v := range doc {
-		if m, ok := v.(map[string]any); ok {
-			if inner, has := m["value"]; has {
-				v = inner
-			}
-		}
-		switch x := v.(type) {
-		case nil:
-			out[key] = ""
-		case string:
-			out[key] = x
-		case bool, int, int64, uint64, float64:
-			out[key] = fmt.Sprint(x)
-		default:
-			return nil, fmt.Errorf("config file %q: %q must be a single value", path, key)
-		}
-	}
-	return out, nil
 }
 
 func modelConfigRun(ctx context.Context, opts *modelConfigOptions) error {
@@ -342,13 +315,7 @@ type modelConfigValue struct {
 func newModelConfigView(values []*jujupb.ModelConfigValue) modelConfigView {
 	v := modelConfigView{}
 	for _, val := range values {
-		var typed any = val.GetValue()
-		if k, ok := modelconfig.Lookup(val.GetKey()); ok && k.Type == modelconfig.TypeBool {
-			if b, err := strconv.ParseBool(val.GetValue()); err == nil {
-				typed = b
-			}
-		}
-		v[val.GetKey()] = modelConfigValue{Value: typed, Source: val.GetSource()}
+		v[val.GetKey()] = modelConfigValue{Value: typedValue(val.GetKey(), val.GetValue()), Source: val.GetSource()}
 	}
 	return v
 }
@@ -362,13 +329,16 @@ func (v modelConfigView) Table() []output.Table {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		var buf bytes.Buffer
-		enc := yaml.NewEncoder(&buf)
-		if err := enc.Encode(v[k].Value); err != nil {
-			buf.Reset()
-			fmt.Fprint(&buf, v[k].Value)
-		}
-		t.Rows = append(t.Rows, []string{k, v[k].Source, strings.TrimSuffix(buf.String(), "\n")})
+		t.Rows = append(t.Rows, []string{k, v[k].Source, yamlText(v[k].Value)})
 	}
 	return []output.Table{t}
+}
+
+// yamlText is a value as YAML writes it, for a table cell.
+func yamlText(value any) string {
+	var buf bytes.Buffer
+	if err := yamlv2.NewEncoder(&buf).Encode(value); err != nil {
+		return fmt.Sprint(value)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }

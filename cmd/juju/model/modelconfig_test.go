@@ -85,7 +85,7 @@ func (f *fakeModelConfigAPI) GetModelConfig(_ context.Context, model string) ([]
 		return nil, f.err
 	}
 	var out []*jujupb.ModelConfigValue
-	for _, v := range modelconfig.Values(f.config) {
+	for _, v := range modelconfig.Values(nil, f.config) {
 		out = append(out, &jujupb.ModelConfigValue{Key: v.Key.Name, Value: v.Value, Source: v.Source})
 	}
 	return out, nil
@@ -128,7 +128,7 @@ func TestModelConfigGolden(t *testing.T) {
 		{"one.json", "update-status-hook-interval", output.JSON},
 		{"one.yaml", "update-status-hook-interval", output.YAML},
 	} {
-		out, errOut, err := runModelConfig(t, &fakeModelConfigAPI{config: modelConfigFixture}, &modelConfigOptions{Key: tc.key, Format: tc.format})
+		out, errOut, err := runModelConfig(t, &fakeModelConfigAPI{config: modelConfigFixture}, &modelConfigOptions{configArgs: configArgs{Key: tc.key}, Format: tc.format})
 		if err != nil || errOut != "" {
 			t.Fatalf("%s: %v %q", tc.name, err, errOut)
 		}
@@ -138,7 +138,7 @@ func TestModelConfigGolden(t *testing.T) {
 
 func TestModelConfigSetAndReset(t *testing.T) {
 	api := &fakeModelConfigAPI{}
-	out, errOut, err := runModelConfig(t, api, &modelConfigOptions{Set: map[string]string{"extra-info": "x"}, Reset: []string{"default-base"}})
+	out, errOut, err := runModelConfig(t, api, &modelConfigOptions{configArgs: configArgs{Set: map[string]string{"extra-info": "x"}, Reset: []string{"default-base"}}})
 	if err != nil || out != "" || errOut != "" {
 		t.Fatalf("%q %q %v", out, errOut, err)
 	}
@@ -146,14 +146,14 @@ func TestModelConfigSetAndReset(t *testing.T) {
 		t.Errorf("calls %d set %v reset %v", api.calls, api.set, api.reset)
 	}
 	api = &fakeModelConfigAPI{err: apierr.Errorf(apierr.NotValid, "cannot specify both legacy proxy values and juju proxy values")}
-	_, _, err = runModelConfig(t, api, &modelConfigOptions{Set: map[string]string{"juju-http-proxy": "http://p"}})
+	_, _, err = runModelConfig(t, api, &modelConfigOptions{configArgs: configArgs{Set: map[string]string{"juju-http-proxy": "http://p"}}})
 	if err == nil || err.Error() != `setting config of model "admin/default": cannot specify both legacy proxy values and juju proxy values` {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestModelConfigUnknownKey(t *testing.T) {
-	out, _, err := runModelConfig(t, &fakeModelConfigAPI{}, &modelConfigOptions{Key: "nope", Format: output.JSON})
+	out, _, err := runModelConfig(t, &fakeModelConfigAPI{}, &modelConfigOptions{configArgs: configArgs{Key: "nope"}, Format: output.JSON})
 	if err == nil || err.Error() != `"nope" is not a key of the currently targeted model: "admin/default"` || out != "" {
 		t.Errorf("%q %v", out, err)
 	}
@@ -184,7 +184,7 @@ print(cfg['update-status-hook-interval'], cfg['automatically-retry-hooks'], cfg[
 // --file - reads stdin: a flat map, or model-config's own yaml output (the value of each key).
 func TestReadModelConfigFileFromStdin(t *testing.T) {
 	in := strings.NewReader("update-status-hook-interval:\n  value: 1m\n  source: model\nautomatically-retry-hooks: true\nextra-info:\n")
-	got, err := readModelConfigFile(in, "-")
+	got, err := cmdutil.ReadConfigFile(in, "-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestReadModelConfigFileFromStdin(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if _, err := readModelConfigFile(strings.NewReader("a: [1, 2]\n"), "-"); err == nil || err.Error() != `config file "-": "a" must be a single value` {
+	if _, err := cmdutil.ReadConfigFile(strings.NewReader("a: [1, 2]\n"), "-"); err == nil || err.Error() != `config file "-": "a" must be a single value` {
 		t.Errorf("a list: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,8 @@ type modelsOptions struct {
 	Store  *cmdutil.Store
 	Config func() (*cmdutil.Config, error)
 	Client func(ctx context.Context) (modelsAPI, error)
+	// Now is the time status.since is told relative to.
+	Now func() time.Time
 
 	Controller string
 	Format     output.Format
@@ -42,6 +45,7 @@ func NewCmdModels(f *cmdutil.Factory, runF func(*modelsOptions) error) *cobra.Co
 		Store:  f.Store,
 		Config: f.Config,
 		Client: cmdutil.ClientFunc[modelsAPI](f),
+		Now:    time.Now,
 	}
 	cmd := &cobra.Command{
 		Use:     "models",
@@ -97,7 +101,7 @@ func modelsRun(ctx context.Context, opts *modelsOptions) error {
 	if d, err := opts.Store.ControllerByName(cfg.Controller); err == nil {
 		controllerUUID = d.UUID
 	}
-	view := newModelsView(cfg.Controller, controllerUUID, user, current, models)
+	view := newModelsView(cfg.Controller, controllerUUID, user, current, models, opts.Now())
 	if opts.Format != output.Tabular {
 		return output.WriteFile(opts.Output, opts.Format, view, opts.IO)
 	}
@@ -135,11 +139,11 @@ type statusItem struct {
 	Since   string `json:"since,omitempty" yaml:"since,omitempty"`
 }
 
-func newModelsView(controller, controllerUUID, user, current string, models []*jujupb.Model) *modelsView {
+func newModelsView(controller, controllerUUID, user, current string, models []*jujupb.Model, now time.Time) *modelsView {
 	v := &modelsView{Models: []modelItem{}}
 	for _, m := range models {
 		v.Models = append(v.Models, modelItem{
-			modelInfo:    *newModelInfo(controller, controllerUUID, user, m),
+			modelInfo:    *newModelInfo(controller, controllerUUID, user, m, now),
 			Access:       "admin",
 			MachineCount: int(m.GetMachineCount()),
 			UnitCount:    int(m.GetUnitCount()),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -48,6 +49,7 @@ func TestModelsRun(t *testing.T) {
 			opts := &modelsOptions{
 				IO: ios, Store: store, Config: configOf("local", "default"), Format: f,
 				Client: func(context.Context) (modelsAPI, error) { return fakeModelsAPI{models: twoModels}, nil },
+				Now:    func() time.Time { return time.Unix(0, 1735787045000000000).Add(3 * time.Hour) },
 			}
 			if err := modelsRun(context.Background(), opts); err != nil {
 				t.Fatal(err)

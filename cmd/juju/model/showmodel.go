@@ -36,6 +36,8 @@ type showModelOptions struct {
 	// Lookup resolves [<controller>:][<owner>/]<model>; "" is the current model (or -m).
 	Lookup func(ctx context.Context, spec string) (*cmdutil.ModelRef, error)
 	Client func(ctx context.Context, controller string) (showModelAPI, error)
+	// Now is the time status.since is told relative to.
+	Now func() time.Time
 
 	Model  string
 	Format output.Format
@@ -51,6 +53,7 @@ func NewCmdShowModel(f *cmdutil.Factory, runF func(*showModelOptions) error) *co
 		Client: func(ctx context.Context, controller string) (showModelAPI, error) {
 			return f.Connect(ctx, controller)
 		},
+		Now: time.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "show-model [options] [<model name>]",
@@ -128,7 +131,7 @@ func showModelRun(ctx context.Context, opts *showModelOptions) error {
 	if err != nil {
 		return err
 	}
-	info := newModelInfo(ref.Controller, ctrl.UUID, ref.Owner, m)
+	info := newModelInfo(ref.Controller, ctrl.UUID, ref.Owner, m, opts.Now())
 	info.Machines = map[string]modelMachine{}
 	for _, mc := range st.GetMachines() {
 		info.Machines[mc.GetId()] = modelMachine{Cores: hardwareCores(mc.GetHardware())}
@@ -183,7 +186,7 @@ type modelSupportedFeature struct {
 
 // newModelInfo describes m of controller (named and with uuid) for user, the account in the
 // client store (the owner when the controller does not say).
-func newModelInfo(controller, controllerUUID, user string, m *jujupb.Model) *modelInfo {
+func newModelInfo(controller, controllerUUID, user string, m *jujupb.Model, now time.Time) *modelInfo {
 	owner := m.GetOwner()
 	if owner == "" {
 		owner = user
@@ -218,11 +221,35 @@ func newModelInfo(controller, controllerUUID, user string, m *jujupb.Model) *mod
 	}
 	if st := m.GetStatus(); st != nil && st.GetStatus() != "" {
 		info.Status = &statusItem{Current: st.GetStatus(), Message: st.GetMessage()}
-		if st.GetSince() != 0 {
-			info.Status.Since = time.Unix(0, st.GetSince()).UTC().Format(time.RFC3339)
+		if st.GetSince() != 0 { // relative to now, as Juju tells it ("2 minutes ago")
+			info.Status.Since = friendlyDuration(time.Unix(0, st.GetSince()), now)
 		}
 	}
 	return info
+}
+
+// friendlyDuration tells when, a time in the past, relative to now as Juju does: "just now",
+// "N seconds ago", "N minutes ago", "N hours ago" (singular for 1), and from a day on the date
+// alone.
+func friendlyDuration(when, now time.Time) string {
+	since := now.Sub(when)
+	plural := func(n int, unit string) string {
+		if n != 1 {
+			unit += "s"
+		}
+		return fmt.Sprintf("%d %s ago", n, unit)
+	}
+	switch {
+	case since >= 24*time.Hour:
+		return when.UTC().Format(time.DateOnly)
+	case since >= time.Hour:
+		return plural(int(since.Hours()), "hour")
+	case since >= time.Minute:
+		return plural(int(since.Minutes()), "minute")
+	case since >= 2*time.Second:
+		return fmt.Sprintf("%d seconds ago", int(since.Seconds()))
+	}
+	return "just now"
 }
 
 // hardwareCores reads cores=N from a machine's hardware characteristics (0 when unknown).

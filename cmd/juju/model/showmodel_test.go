@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -84,6 +85,9 @@ func showModelOutput(t *testing.T, api *fakeShowModelAPI, format output.Format) 
 			}
 			return api, nil
 		},
+		Now: func() time.Time {
+			return time.Unix(0, showModelFixture.model.GetStatus().GetSince()).Add(2*time.Minute + 30*time.Second)
+		},
 	}
 	if err := showModelRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -98,6 +102,27 @@ func showModelOutput(t *testing.T, api *fakeShowModelAPI, format output.Format) 
 func TestShowModelGolden(t *testing.T) {
 	for _, f := range []output.Format{output.YAML, output.JSON} {
 		golden.Assert(t, showModelOutput(t, showModelFixture, f), "show-model/default."+string(f)+".golden")
+	}
+}
+
+func TestFriendlyDuration(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	for ago, want := range map[time.Duration]string{
+		0:                             "just now",
+		1999 * time.Millisecond:       "just now",
+		2 * time.Second:               "2 seconds ago",
+		59 * time.Second:              "59 seconds ago",
+		time.Minute + 59*time.Second:  "1 minute ago",
+		2 * time.Minute:               "2 minutes ago",
+		time.Hour + 30*time.Minute:    "1 hour ago",
+		23*time.Hour + 59*time.Minute: "23 hours ago",
+		24 * time.Hour:                "2025-01-01",
+		40*24*time.Hour + 4*time.Hour: "2024-11-22",
+		-5 * time.Second:              "just now", // a controller clock ahead of ours
+	} {
+		if got := friendlyDuration(now.Add(-ago), now); got != want {
+			t.Errorf("%v ago: %q, want %q", ago, got, want)
+		}
 	}
 }
 

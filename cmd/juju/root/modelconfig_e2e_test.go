@@ -83,6 +83,15 @@ func TestModelConfigEndToEnd(t *testing.T) {
 	if v := cfg["logging-config"]; v.Value != "<root>=INFO" || v.Source != "default" {
 		t.Errorf("logging-config = %+v", v)
 	}
+	// The test controller's model default turns retries off; Juju's default is back once the
+	// controller's is reset.
+	if out, _ := mustRun(t, "model-config", "-m", "default", "automatically-retry-hooks"); out != "False\n" {
+		t.Errorf("with the controller's model default: %q", out)
+	}
+	mustRun(t, "model-defaults", "--reset", "automatically-retry-hooks")
+	if out, _ := mustRun(t, "model-config", "-m", "default", "automatically-retry-hooks"); out != "True\n" {
+		t.Errorf("Juju's default: %q", out)
+	}
 
 	mustRun(t, "deploy", "-m", "cfg", charm, "--config", "fail=yes")
 	mustRun(t, "wait-for", "unit", "cfgcharm/0", "-m", "cfg", "--query", `workload-status=="error"`, "--timeout", "60s")

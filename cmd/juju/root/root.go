@@ -105,6 +105,7 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		model.NewCmdDestroy(f, nil),
 		model.NewCmdShowModel(f, nil),
 		model.NewCmdModelConfig(f, nil),
+		model.NewCmdModelDefaults(f, nil),
 		model.NewCmdSwitch(f, nil),
 		model.NewCmdModelConstraints(f, nil),
 		model.NewCmdSetModelConstraints(f, nil),

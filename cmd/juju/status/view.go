@@ -467,13 +467,13 @@ func baseView(b *jujupb.Base) *BaseView {
 	return &BaseView{Name: b.GetName(), Channel: strings.TrimSuffix(b.GetChannel(), "/stable")}
 }
 
-// DisplayBase is b as the Base column shows it: os@track, without risk ("ubuntu@22.04").
+// DisplayBase is b as the Base column shows it, as Juju's base.DisplayString does: os@channel
+// with its risk unless stable ("ubuntu@22.04", "ubuntu@22.04/edge").
 func DisplayBase(b *BaseView) string {
 	if b == nil {
 		return ""
 	}
-	track, _, _ := strings.Cut(b.Channel, "/")
-	return b.Name + "@" + track
+	return b.Name + "@" + strings.TrimSuffix(b.Channel, "/stable")
 }
 
 // containerHost is the host of a container id ("0/lxd/1" → "0"), or "" for a machine.

@@ -409,7 +409,8 @@ func unitEntity(pa *jujupb.ApplicationStatus, pu *jujupb.UnitStatus, machines ma
 func machineEntity(pm *jujupb.MachineStatus) *entity {
 	b := ""
 	if pm.GetBase().GetName() != "" {
-		b = pm.GetBase().GetName() + "@" + pm.GetBase().GetChannel()
+		// As status shows it: the risk only when not stable ("ubuntu@22.04", "ubuntu@22.04/edge").
+		b = pm.GetBase().GetName() + "@" + strings.TrimSuffix(pm.GetBase().GetChannel(), "/stable")
 	}
 	return &entity{kind: "machine", name: pm.GetId(), present: true, values: map[string]any{
 		"id": pm.GetId(), "life": lifeOf(pm.GetLife()), "status": pm.GetAgentStatus().GetStatus(),

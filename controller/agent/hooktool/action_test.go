@@ -19,7 +19,7 @@ func inAction(f *fakeContext) {
 
 func TestActionGet(t *testing.T) {
 	const u = "[options] [<key>[.<key>.<key>...]]"
-	all := "count: 2\nnested:\n  a:\n    b: deep\nratio: 0.5\ntags:\n  - x\n  - \"y\"\ntarget: s3\nverbose: true\n"
+	all := "count: 2\nnested:\n  a:\n    b: deep\nratio: 0.5\ntags:\n- x\n- \"y\"\ntarget: s3\nverbose: true\n"
 	runCases(t, []toolCase{
 		{name: "action-get", setup: inAction, want: ok(all)},
 		{name: "action-get", args: []string{"--format=json"}, setup: inAction,

@@ -65,6 +65,10 @@ type Context interface {
 	// GoalState answers goal-state.
 	GoalState(ctx context.Context) (*GoalState, error)
 
+	// CloudSpec answers credential-get: the cloud of the unit's model, asked of the controller
+	// at each call, which refuses it unless the application is trusted (juju trust).
+	CloudSpec(ctx context.Context) (*CloudSpec, error)
+
 	// CharmState reads the state the charm keeps in the controller (state-get); SetCharmState
 	// merges into it, an empty value deleting the key (state-set, state-delete).
 	CharmState(ctx context.Context) (map[string]string, error)

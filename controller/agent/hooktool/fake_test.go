@@ -2,6 +2,7 @@ package hooktool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -34,6 +35,8 @@ type fakeContext struct {
 	ports       []string
 	leader      bool
 	leaderS     map[string]string
+	// untrusted: the application is not trusted, so CloudSpec is refused as the controller does.
+	untrusted bool
 	// action: the fake runs an action (params, results, failure) rather than a hook.
 	action      bool
 	params      map[string]any
@@ -245,6 +248,17 @@ func (f *fakeContext) LeaderSet(ctx context.Context, values map[string]string) e
 
 func (f *fakeContext) GoalState(ctx context.Context) (*GoalState, error) {
 	return f.goal, f.call(ctx, "")
+}
+
+func (f *fakeContext) CloudSpec(ctx context.Context) (*CloudSpec, error) {
+	if err := f.call(ctx, ""); err != nil {
+		return nil, err
+	}
+	if f.untrusted {
+		return nil, errors.New("permission denied")
+	}
+	return &CloudSpec{Type: "local", Name: "localhost", Region: "localhost",
+		Credential: &CloudCredential{AuthType: "empty"}, IsControllerCloud: true}, nil
 }
 
 func (f *fakeContext) CharmState(ctx context.Context) (map[string]string, error) {

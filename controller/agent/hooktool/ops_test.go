@@ -74,7 +74,12 @@ record('open_icmp', lambda: b.open_port('icmp'))
 record('close_port', lambda: b.close_port('udp', 53))
 record('secret_get', lambda: b.secret_get(id='secret:abc'))
 record('storage_list', lambda: b.storage_list('data'))
-record('credential_get', lambda: b.credential_get())
+def cloud_spec():
+    c = b.credential_get()
+    return {'type': c.type, 'name': c.name, 'region': c.region, 'endpoint': c.endpoint,
+            'auth_type': c.credential.auth_type, 'attributes': c.credential.attributes,
+            'is_controller_cloud': c.is_controller_cloud}
+record('credential_get', cloud_spec)
 
 s = ops.storage._JujuStorageBackend()
 record('state_set', lambda: s.set('StoredStateData[_stored]', {'a': 1, 'b': [1, 2], 'c': 'x'}))
@@ -168,11 +173,12 @@ func TestOpsModelBackend(t *testing.T) {
 		"close_port":                   nil,
 		"secret_get":                   "ModelError: ERROR secret-get is not supported by this controller (secrets are not supported)",
 		"storage_list":                 "ModelError: ERROR storage-list is not supported by this controller (the local provider has no storage)",
-		"credential_get":               "ModelError: ERROR credential-get is not supported by this controller (the local provider has no cloud credentials)",
-		"state_set":                    nil,
-		"state_get":                    map[string]any{"a": 1.0, "b": []any{1.0, 2.0}, "c": "x"},
-		"state_delete":                 nil,
-		"state_get_missing":            "KeyError: 'StoredStateData[_stored]'",
+		"credential_get": map[string]any{"type": "local", "name": "localhost", "region": "localhost", "endpoint": nil,
+			"auth_type": "empty", "attributes": map[string]any{}, "is_controller_cloud": true},
+		"state_set":         nil,
+		"state_get":         map[string]any{"a": 1.0, "b": []any{1.0, 2.0}, "c": "x"},
+		"state_delete":      nil,
+		"state_get_missing": "KeyError: 'StoredStateData[_stored]'",
 	}
 	for k, w := range want {
 		if g, ok := got[k]; !ok || !reflect.DeepEqual(g, w) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v2"
 )
 
 // tool is one hook tool: its usage (after its name), its purpose and the function that parses
@@ -33,6 +33,7 @@ var tools = map[string]tool{
 	"relation-model-get":      {"[options]", "Print the model of the other end of a relation.", relationModelGet},
 	"network-get":             {"[options] <binding>", "Print the network config of a binding.", networkGet},
 	"goal-state":              {"[options]", "Print the goal status of the application's units and related applications.", goalState},
+	"credential-get":          {"[options]", "Print the cloud specification of the unit's model (trusted applications only).", credentialGet},
 	"status-set":              {"[options] <maintenance|blocked|waiting|active> [<message>]", "Set the workload status.", statusSet},
 	"status-get":              {"[options]", "Print the workload status.", statusGet},
 	"application-version-set": {"<version>", "Set the version of the deployed workload.", applicationVersionSet},
@@ -211,8 +212,7 @@ func (t *invocation) writeYAML(v any) error {
 		return nil
 	}
 	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
+	enc := yaml.NewEncoder(&b) // the YAML of Juju's hook tools (yaml.v2): lists flush under their key
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (t *invocation) fileFlag() *string {
 func (t *invocation) settingsFrom(file string) (map[string]string, error) {
 	values := map[string]string{}
 	if file != "" {
-		// The client sent the file's contents (yaml.v3 reads any scalar as a string, null as "").
+		// The client sent the file's contents (yaml.v2 reads any scalar as a string, null as "").
 		if err := yaml.Unmarshal(t.file, &values); err != nil {
 			return nil, fmt.Errorf("reading --file %s: %w", file, err)
 		}

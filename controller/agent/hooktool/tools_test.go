@@ -250,19 +250,19 @@ func TestNetworkGet(t *testing.T) {
 	const u = "[options] <binding>"
 	const full = `{"bind-addresses":[{"mac-address":"00:16:3e:aa:bb:cc","interface-name":"eth0","addresses":[{"hostname":"","value":"10.0.0.1","cidr":"10.0.0.0/24","address":"10.0.0.1"}],"macaddress":"00:16:3e:aa:bb:cc","interfacename":"eth0"}],"egress-subnets":["10.0.0.1/32"],"ingress-addresses":["10.0.0.1"]}` + "\n"
 	const fullYAML = `bind-addresses:
-  - mac-address: 00:16:3e:aa:bb:cc
-    interface-name: eth0
-    addresses:
-      - hostname: ""
-        value: 10.0.0.1
-        cidr: 10.0.0.0/24
-        address: 10.0.0.1
-    macaddress: 00:16:3e:aa:bb:cc
-    interfacename: eth0
+- mac-address: 00:16:3e:aa:bb:cc
+  interface-name: eth0
+  addresses:
+  - hostname: ""
+    value: 10.0.0.1
+    cidr: 10.0.0.0/24
+    address: 10.0.0.1
+  macaddress: 00:16:3e:aa:bb:cc
+  interfacename: eth0
 egress-subnets:
-  - 10.0.0.1/32
+- 10.0.0.1/32
 ingress-addresses:
-  - 10.0.0.1
+- 10.0.0.1
 `
 	runCases(t, []toolCase{
 		{name: "network-get", args: []string{"db", "--format=json"}, want: ok(full)},
@@ -338,6 +338,36 @@ relations:
 	})
 }
 
+func TestCredentialGet(t *testing.T) {
+	const spec = `{"type":"local","name":"localhost","region":"localhost","credential":{"auth-type":"empty"},"is-controller-cloud":true}` + "\n"
+	// Juju's YAML: every field, under its Go name in lower case.
+	const specYAML = `type: local
+name: localhost
+region: localhost
+endpoint: ""
+identityendpoint: ""
+storageendpoint: ""
+credential:
+  authtype: empty
+  attributes: {}
+  redacted: []
+cacertificates: []
+skiptlsverify: false
+iscontrollercloud: true
+`
+	untrusted := func(f *fakeContext) { f.untrusted = true }
+	runCases(t, []toolCase{
+		{name: "credential-get", args: []string{"--format=json"}, want: ok(spec)},
+		{name: "credential-get", args: []string{"--format", "yaml"}, want: ok(specYAML)},
+		{name: "credential-get", want: ok(specYAML)},
+		{name: "credential-get", args: []string{"--format=json"}, setup: untrusted, want: failed("cannot access cloud credentials: permission denied")},
+		{name: "credential-get", setup: untrusted, want: failed("cannot access cloud credentials: permission denied")},
+		{name: "credential-get", args: []string{"x"}, want: usage("credential-get", `unrecognized args: ["x"]`, "[options]")},
+		{name: "credential-get", args: []string{"--format=json"}, setup: func(f *fakeContext) { f.err = errors.New("connection lost") },
+			want: failed("cannot access cloud credentials: connection lost")},
+	})
+}
+
 func TestCharmState(t *testing.T) {
 	runCases(t, []toolCase{
 		{name: "state-get", args: []string{"StoredStateData[_stored]"}, want: ok("{a: 1}\n\n")},
@@ -396,14 +426,14 @@ func TestUnsupportedTools(t *testing.T) {
 			t.Errorf("%s --help: %#v", name, got)
 		}
 	}
-	for _, name := range []string{"credential-get", "storage-list", "storage-get", "storage-add", "juju-reboot", "add-metric",
+	for _, name := range []string{"storage-list", "storage-get", "storage-add", "juju-reboot", "add-metric",
 		"resource-get", "pod-spec-set", "k8s-spec-set", "secret-add", "secret-get", "secret-set", "secret-remove",
 		"secret-grant", "secret-revoke", "secret-ids", "secret-info-get"} {
 		if _, ok := unsupportedTools[name]; !ok || !IsTool(name) {
 			t.Errorf("%s is not installed as unsupported", name)
 		}
 	}
-	for _, name := range []string{"action-get", "action-set", "action-log", "action-fail"} {
+	for _, name := range []string{"action-get", "action-set", "action-log", "action-fail", "credential-get"} {
 		if _, refused := unsupportedTools[name]; refused || !IsTool(name) {
 			t.Errorf("%s is not answered", name)
 		}

@@ -6,7 +6,6 @@ import "fmt"
 // installed like the others so that a hook calling one gets one clear error (exit 1) rather
 // than "command not found"; --help says the same.
 var unsupportedTools = map[string]string{
-	"credential-get":  "the local provider has no cloud credentials",
 	"storage-list":    "the local provider has no storage",
 	"storage-get":     "the local provider has no storage",
 	"storage-add":     "the local provider has no storage",

@@ -1,6 +1,8 @@
 // Package provisioner starts instances for alive machines without one and records failures
 // (rules L-S provisioner, L-M5); it releases the instances of dead machines and removes them,
-// and removes machines that are not alive and never got an instance (L-M3).
+// and removes machines that are not alive and never got an instance (L-M3). For a machine
+// without an instance it also does the one duty of the agent it lacks: it removes the units
+// there that are no longer wanted (L-M5, L-U6).
 package provisioner
 
 import (
@@ -53,13 +55,17 @@ func (w *Worker) Run(ctx context.Context) {
 func (w *Worker) runModel(ctx context.Context, uuid string) {
 	machines, _ := state.KeyPrefix(uuid, state.KindMachine, "")
 	units, _ := state.KeyPrefix(uuid, state.KindUnit, "")
+	apps, _ := state.KeyPrefix(uuid, state.KindApplication, "")
 	changes, err := modelloop.WatchStore(ctx, w.st,
 		modelloop.Watch{Prefix: machines, PrevKV: true, Keep: provisioningChange},
 		// A unit leaving a dying machine that never got an instance lets it go (L-M5): only
 		// units coming and going matter, not their status.
 		modelloop.Watch{Prefix: units, Keep: func(ev *clientv3.Event) bool {
 			return ev.Type == clientv3.EventTypeDelete || ev.IsCreate()
-		}})
+		}},
+		// An application going dying takes its units on machines without an instance, which
+		// no agent will ever follow (L-U6, L-M5).
+		modelloop.Watch{Prefix: apps, PrevKV: true, Keep: lifeChange})
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Error("provisioner: watching machines", "model", uuid, "err", err)
@@ -82,6 +88,19 @@ func provisioningChange(ev *clientv3.Event) bool {
 		return true // cannot tell: re-read
 	}
 	return prev.Life != cur.Life || prev.InstanceId != cur.InstanceId || prev.ProvisioningError != cur.ProvisioningError
+}
+
+// lifeChange keeps the application changes that can release undeployed units: a life that
+// moved. Counts and statuses wake nobody.
+func lifeChange(ev *clientv3.Event) bool {
+	if ev.Type != clientv3.EventTypePut || ev.PrevKv == nil {
+		return false // created alive, or gone with its last unit
+	}
+	prev, cur := &storepb.Application{}, &storepb.Application{}
+	if proto.Unmarshal(ev.PrevKv.Value, prev) != nil || proto.Unmarshal(ev.Kv.Value, cur) != nil {
+		return true // cannot tell: re-read
+	}
+	return prev.Life != cur.Life
 }
 
 // model is one model's provisioning loop.
@@ -126,12 +145,16 @@ func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
 	case mc.Life == string(life.Dead):
 		return m.release(ctx, mc)
 	case mc.Life != string(life.Alive) && mc.InstanceId == "":
+		if err := m.removeUndeployed(ctx, mc); err != nil {
+			return err
+		}
 		return m.removeUnprovisioned(ctx, mc)
 	case mc.InstanceId != "":
 		// Alive or dying: its agent has work to do (L-M2), also after a controller restart.
 		return m.startAgent(mc.Id, mc.InstanceId)
 	case mc.ProvisioningError != "":
-		return nil // L-M5: waits for `juju resolved <machine>`
+		// L-M5: waits for `juju resolved <machine>`; meanwhile the units nobody wants go.
+		return m.removeUndeployed(ctx, mc)
 	}
 	return m.provision(ctx, mc)
 }
@@ -188,6 +211,22 @@ func (m *model) release(ctx context.Context, mc *storepb.Machine) error {
 		return fmt.Errorf("removing machine: %w", err)
 	}
 	m.log.Info("provisioner: machine removed", "model", m.uuid, "machine", mc.Id, "instance", mc.InstanceId, "kept", mc.KeepInstance)
+	return nil
+}
+
+// removeUndeployed stands in for the agent a machine without an instance does not have: its
+// units that are not alive, or whose application is not alive, were never deployed and are
+// removed at once (L-M5, L-U6), so nothing stays dying for an agent that will never run (L-F2).
+// Alive units of alive applications wait for the machine (a forced machine's go through the
+// force-remover, L-F1).
+func (m *model) removeUndeployed(ctx context.Context, mc *storepb.Machine) error {
+	removed, err := m.st.RemoveUndeployedUnits(ctx, m.uuid, mc.Id)
+	for _, u := range removed {
+		m.log.Info("provisioner: undeployed unit removed", "model", m.uuid, "machine", mc.Id, "unit", u)
+	}
+	if err != nil {
+		return fmt.Errorf("removing undeployed units: %w", err)
+	}
 	return nil
 }
 

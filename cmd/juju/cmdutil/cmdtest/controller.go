@@ -12,6 +12,7 @@ import (
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/core/modelconfig"
 )
 
 // Controller is a real controller (daemon.Run: embedded etcd, TLS gRPC, workers, agents) running
@@ -38,6 +39,9 @@ func StartController(t *testing.T) *Controller {
 			DataDir: c.DataDir, ControllerName: "local", APIAddr: "127.0.0.1:0",
 			NoFsync: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Ready: func(info bootstrap.Info) { ready <- info },
+			// Tests of failed hooks expect them to wait for `juju resolved` (L-U2), as CI
+			// bootstraps often ask with --model-default; a model may still opt in.
+			ModelDefaults: map[string]string{modelconfig.AutomaticallyRetryHooks: "false"},
 		})
 	}()
 	select {
