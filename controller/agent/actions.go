@@ -508,6 +508,14 @@ func (a *unitAgent) runTask(ctx context.Context, t *pb.Task, snap *snapshot) err
 	}
 	a.executing = true
 	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("running action %q (task %s)", run.name, run.id))
+	// The task's context reads the application as it is now, as Juju's reads it from the
+	// controller when the action starts: a config change just made is seen even before the
+	// agent's next pass (or config-changed) has run.
+	if app, err := a.c.GetApplication(ctx, a.conf.Model, snap.unit.GetApplication()); err == nil {
+		fresh := *snap
+		fresh.app = app
+		snap = &fresh
+	}
 	abort, stop := a.tasks.watchAbort(ctx, run.id)
 	out := a.execTask(ctx, run, snap, abort)
 	if stop() {

@@ -705,9 +705,8 @@ class TestModel(ModelGroup):
     def test_model_config_defaults(self):
         config = self.juju.model_config()
         self.assertEqual(config['update-status-hook-interval'], '5m')
-        # A documented difference (juju model-config --help): Juju 3.6 retries failed hooks by
-        # default; here a failed hook waits for `juju resolved` unless the model asks for retries.
-        self.assertIs(config['automatically-retry-hooks'], False)
+        # Juju 3.6's default: a failed hook is retried by the unit agent itself.
+        self.assertIs(config['automatically-retry-hooks'], True)
         self.assertIn('logging-config', config)
         self.assertIn('default-base', config)
 
