@@ -65,6 +65,11 @@ func run(args []string) int {
 			if eps := v.GetString("etcd-endpoints"); eps != "" {
 				cfg.EtcdEndpoints = strings.Split(eps, ",")
 			}
+			cfg.EtcdCA, cfg.EtcdCert, cfg.EtcdKey = v.GetString("etcd-ca"), v.GetString("etcd-cert"), v.GetString("etcd-key")
+			cfg.EtcdInsecure = v.GetBool("etcd-insecure")
+			if len(cfg.EtcdEndpoints) == 0 && (cfg.EtcdCA != "" || cfg.EtcdCert != "" || cfg.EtcdKey != "" || cfg.EtcdInsecure) {
+				return fmt.Errorf("--etcd-ca, --etcd-cert, --etcd-key and --etcd-insecure need --etcd-endpoints")
+			}
 			if cfg.DataDir == "" {
 				return fmt.Errorf("--data-dir is required")
 			}
@@ -77,7 +82,11 @@ func run(args []string) int {
 	f.String("data-dir", "", "directory for the store, certificates and instances (created 0700)")
 	f.String("controller-name", "local", "name of the controller")
 	f.String("api-addr", "127.0.0.1:17070", "address the API listens on (port 0: any free port)")
-	f.String("etcd-endpoints", "", "comma-separated endpoints of an existing etcd cluster instead of the embedded one")
+	f.String("etcd-endpoints", "", "comma-separated https:// endpoints of an existing etcd cluster instead of the embedded one")
+	f.String("etcd-ca", "", "CA certificate (PEM) of the --etcd-endpoints servers (default: the system's roots)")
+	f.String("etcd-cert", "", "client certificate (PEM) this controller presents to --etcd-endpoints")
+	f.String("etcd-key", "", "key (PEM) of --etcd-cert")
+	f.Bool("etcd-insecure", false, "allow plain http:// --etcd-endpoints: anyone who reaches them owns the controller")
 	f.StringArray("model-default", nil, "key=value: model configuration every model inherits (read at the first start only; then juju model-defaults)")
 	f.Duration("hook-timeout", 5*time.Minute, "how long a charm hook may run before it is killed and reported as failed")
 	f.Bool("unsafe-no-fsync", false, "do not fsync the embedded store (tests and benchmarks only)")

@@ -55,6 +55,8 @@ type unitAgent struct {
 	leader bool
 	// executing: the agent status says a hook runs; idle is due when the pass ends.
 	executing bool
+	// statusChecked: the first read has corrected an agent status a previous agent left.
+	statusChecked bool
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
 	dirty bool
 	hooks map[string]bool
@@ -358,6 +360,18 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 	}
 	if u.Life == string(life.Dead) {
 		return nil, errStop // L-U3: its deployer recalls and removes it
+	}
+	if !a.statusChecked {
+		// A previous agent, stopped by a crash or a controller restart, may have left
+		// "executing" behind: nothing runs now, so the status says idle until a hook or an
+		// action really starts (a hook to finish runs again and says so).
+		if u.GetAgentStatus().GetStatus() == string(status.Executing) && !a.executing {
+			if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
+				AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
+				return nil, fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+			}
+		}
+		a.statusChecked = true
 	}
 	a.principal = u.Principal
 	readAt := a.lead.now()

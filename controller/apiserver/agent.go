@@ -144,6 +144,9 @@ func (s *agentServer) EnterScope(ctx context.Context, req *pb.ScopeRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
+	if err := s.ownRelation(ctx, uuid, req.Unit, req.RelationId); err != nil {
+		return nil, err
+	}
 	sub, err := s.st.EnterScope(ctx, uuid, req.RelationId, req.Unit, req.Settings)
 	if err != nil {
 		return nil, err
@@ -154,6 +157,9 @@ func (s *agentServer) EnterScope(ctx context.Context, req *pb.ScopeRequest) (*pb
 func (s *agentServer) LeaveScope(ctx context.Context, req *pb.ScopeRequest) (*pb.ScopeResponse, error) {
 	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.ownRelation(ctx, uuid, req.Unit, req.RelationId); err != nil {
 		return nil, err
 	}
 	return &pb.ScopeResponse{}, s.st.LeaveScope(ctx, uuid, req.RelationId, req.Unit)

@@ -49,6 +49,17 @@ func relationApps(rel *storepb.Relation) []string {
 	return out
 }
 
+// ownRelation refuses a unit's scope and settings calls for a relation its application is not
+// in (PermissionDenied, as for any entity not the caller's). A relation that is gone, or that
+// cannot be read now, is left to state: leaving the scope of a removed relation must still
+// work (L-R3), and writing to it fails there with its own error.
+func (b *service) ownRelation(ctx context.Context, uuid, unit string, relID int64) error {
+	if _, err := b.relationOf(ctx, uuid, unit, relID); errors.Is(err, apierr.PermissionDenied) {
+		return err
+	}
+	return nil
+}
+
 // unitInRelation: a unit agent may watch the scope and settings of relations its application
 // is in.
 func (b *service) unitInRelation(ctx context.Context, e Entity, uuid, id string) bool {
@@ -132,6 +143,9 @@ func (s *agentServer) RelationSettings(ctx context.Context, req *pb.RelationSett
 func (s *agentServer) SetRelationSettings(ctx context.Context, req *pb.SetRelationSettingsRequest) (*pb.SetRelationSettingsResponse, error) {
 	uuid, err := s.ownUnit(ctx, req.Model, req.Unit)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.ownRelation(ctx, uuid, req.Unit, req.RelationId); err != nil {
 		return nil, err
 	}
 	set := s.st.SetRelationSettings

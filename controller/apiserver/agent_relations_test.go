@@ -25,10 +25,10 @@ type relTestEnv struct {
 	units map[string]*client.Client
 }
 
-func startRelTestServer(t *testing.T) *relTestEnv {
+func startRelTestServer(t *testing.T, opts ...testEnvOption) *relTestEnv {
 	t.Helper()
 	ctx := context.Background()
-	env := &relTestEnv{testEnv: startTestEnv(t), units: map[string]*client.Client{}}
+	env := &relTestEnv{testEnv: startTestEnv(t, opts...), units: map[string]*client.Client{}}
 	st, model := env.st, env.model
 	env.deploy(t, "wordpress", "name: wordpress\nsummary: blog\nrequires:\n  db: mysql\npeers:\n  cluster: wp-peers\nbases: [ubuntu@22.04]\n", 2)
 	env.deploy(t, "mysql", "name: mysql\nsummary: db\nprovides:\n  db: mysql\npeers:\n  cluster: mysql-peers\nbases: [ubuntu@22.04]\n", 1)

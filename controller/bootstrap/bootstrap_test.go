@@ -1,9 +1,11 @@
 package bootstrap
 
 import (
+	"crypto/tls"
 	"crypto/x509"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +82,43 @@ func TestAPIListenAddr(t *testing.T) {
 		if got != tt.want || kept != tt.kept {
 			t.Errorf("APIListenAddr(%q, %q) = %q, %v; want %q, %v", tt.requested, tt.recorded, got, kept, tt.want, tt.kept)
 		}
+	}
+}
+
+// The store's certificates come from the given CA, are kept while they verify against it, and
+// are issued again under another CA.
+func TestEtcdCertsFollowTheirCA(t *testing.T) {
+	caA, caB, dir := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "tls")
+	first, err := EnsureEtcdCerts(caA, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstPEM, _ := os.ReadFile(first.ClientCert)
+	again, err := EnsureEtcdCerts(caA, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(again.ClientCert); string(b) != string(firstPEM) {
+		t.Error("reissued under the same CA")
+	}
+	other, err := EnsureEtcdCerts(caB, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM, _ := os.ReadFile(filepath.Join(caB, CACertFile))
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	for file, usage := range map[string]x509.ExtKeyUsage{other.ServerCert: x509.ExtKeyUsageServerAuth, other.ClientCert: x509.ExtKeyUsageClientAuth} {
+		pair, err := tls.LoadX509KeyPair(file, strings.TrimSuffix(file, ".crt")+".key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf, _ := x509.ParseCertificate(pair.Certificate[0])
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
+			t.Errorf("%s under the new CA: %v", file, err)
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: %v %v", dir, fi, err)
 	}
 }

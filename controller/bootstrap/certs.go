@@ -54,9 +54,23 @@ func EnsureCerts(dir string) (tls.Certificate, []byte, error) {
 }
 
 func writeCerts(dir string) error {
+	caCert, caKey, err := writeCA(dir)
+	if err != nil {
+		return err
+	}
+	return issue(dir, ServerCertFile, ServerKeyFile, caCert, caKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: ServerName, Organization: []string{"juju"}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{ServerName, "localhost"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
+	}, 0o644)
+}
+
+// writeCA creates a CA (ca.crt, ca.key) in dir.
+func writeCA(dir string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return fmt.Errorf("generating CA key: %w", err)
+		return nil, nil, fmt.Errorf("generating CA key: %w", err)
 	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
@@ -70,49 +84,49 @@ func writeCerts(dir string) error {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		return fmt.Errorf("creating CA certificate: %w", err)
+		return nil, nil, fmt.Errorf("creating CA certificate: %w", err)
 	}
 	caCert, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		return fmt.Errorf("parsing CA certificate: %w", err)
+		return nil, nil, fmt.Errorf("parsing CA certificate: %w", err)
 	}
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// The key first: a ca.crt without its key would stop the next start from issuing.
+	if err := writePEM(dir, CAKeyFile, keyBlock(caKey), 0o600); err != nil {
+		return nil, nil, err
+	}
+	if err := writePEM(dir, CACertFile, &pem.Block{Type: "CERTIFICATE", Bytes: caDER}, 0o644); err != nil {
+		return nil, nil, err
+	}
+	return caCert, caKey, nil
+}
+
+// issue signs a new key's certificate from tmpl (its names and extended key usages) with the
+// CA and writes it to dir as certFile (certMode) and keyFile (0600).
+func issue(dir, certFile, keyFile string, caCert *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate, certMode os.FileMode) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return fmt.Errorf("generating server key: %w", err)
+		return fmt.Errorf("generating key for %s: %w", certFile, err)
 	}
-	srvTmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: ServerName, Organization: []string{"juju"}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.AddDate(10, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{ServerName, "localhost"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	now := time.Now()
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = now.Add(-time.Hour)
+	tmpl.NotAfter = now.AddDate(10, 0, 0)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
 	if err != nil {
-		return fmt.Errorf("creating server certificate: %w", err)
+		return fmt.Errorf("creating %s: %w", certFile, err)
 	}
-	files := []struct {
-		name  string
-		block *pem.Block
-		mode  os.FileMode
-	}{
-		{CACertFile, &pem.Block{Type: "CERTIFICATE", Bytes: caDER}, 0o644},
-		{CAKeyFile, keyBlock(caKey), 0o600},
-		{ServerCertFile, &pem.Block{Type: "CERTIFICATE", Bytes: srvDER}, 0o644},
-		{ServerKeyFile, keyBlock(srvKey), 0o600},
+	if err := writePEM(dir, keyFile, keyBlock(key), 0o600); err != nil {
+		return err
 	}
-	for _, f := range files {
-		if f.block == nil {
-			return fmt.Errorf("encoding %s", f.name)
-		}
-		if err := atomicfile.Write(filepath.Join(dir, f.name), pem.EncodeToMemory(f.block), f.mode); err != nil {
-			return err
-		}
+	return writePEM(dir, certFile, &pem.Block{Type: "CERTIFICATE", Bytes: der}, certMode)
+}
+
+func writePEM(dir, name string, block *pem.Block, mode os.FileMode) error {
+	if block == nil {
+		return fmt.Errorf("encoding %s", name)
 	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, name), pem.EncodeToMemory(block), mode)
 }
 
 func keyBlock(k *ecdsa.PrivateKey) *pem.Block {

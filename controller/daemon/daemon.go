@@ -38,6 +38,11 @@ type Config struct {
 	ControllerName string
 	APIAddr        string
 	EtcdEndpoints  []string
+	// EtcdCA, EtcdCert and EtcdKey are the TLS material for https:// EtcdEndpoints: the CA
+	// of the cluster's servers and the controller's client certificate and key.
+	EtcdCA, EtcdCert, EtcdKey string
+	// EtcdInsecure allows plain http:// EtcdEndpoints.
+	EtcdInsecure bool
 	// NoFsync speeds up the embedded store at the cost of durability (tests, benchmarks).
 	NoFsync bool
 	Log     *slog.Logger
@@ -74,12 +79,18 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer os.Remove(pidPath)
 
+	// The CA first: it also signs the embedded store's certificates.
+	cert, caPEM, err := bootstrap.EnsureCerts(cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	var st *store.Store
-	var err error
 	if len(cfg.EtcdEndpoints) > 0 {
-		st, err = store.Connect(ctx, cfg.EtcdEndpoints)
+		st, err = store.Connect(ctx, cfg.EtcdEndpoints, store.ConnectOptions{
+			TLS: store.TLSFiles{CA: cfg.EtcdCA, Cert: cfg.EtcdCert, Key: cfg.EtcdKey}, Insecure: cfg.EtcdInsecure,
+		})
 	} else {
-		st, err = store.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), store.EmbeddedOptions{NoFsync: cfg.NoFsync})
+		st, err = store.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), store.EmbeddedOptions{NoFsync: cfg.NoFsync, CADir: cfg.DataDir})
 	}
 	if err != nil {
 		return err
@@ -87,10 +98,6 @@ func Run(ctx context.Context, cfg Config) error {
 	defer st.Close()
 	s := state.New(st.Client)
 
-	cert, caPEM, err := bootstrap.EnsureCerts(cfg.DataDir)
-	if err != nil {
-		return err
-	}
 	info, err := initialise(ctx, s, cfg, caPEM)
 	if err != nil {
 		return err

@@ -32,19 +32,30 @@ func startController(t *testing.T) (*client.Client, bootstrap.Info, string) {
 	return startControllerWith(t, nil)
 }
 
-func startControllerWith(t *testing.T, etcdEndpoints []string) (*client.Client, bootstrap.Info, string) {
+func startControllerWith(t *testing.T, ext *store.Store) (*client.Client, bootstrap.Info, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "controller")
-	c, info, stop := runController(t, dir, etcdEndpoints)
+	c, info, stop := runController(t, dir, ext)
 	t.Cleanup(stop)
 	return c, info, dir
 }
 
-// runController starts a controller on dir and returns an admin client and a stop function
-// that waits for a clean shutdown.
-func runController(t *testing.T, dir string, etcdEndpoints []string) (*client.Client, bootstrap.Info, func()) {
+// runController starts a controller on dir (over ext, an existing etcd, when it is given) and
+// returns an admin client and a stop function that waits for a clean shutdown.
+func runController(t *testing.T, dir string, ext *store.Store) (*client.Client, bootstrap.Info, func()) {
 	t.Helper()
-	return runControllerWith(t, dir, func(cfg *daemon.Config) { cfg.EtcdEndpoints = etcdEndpoints })
+	return runControllerWith(t, dir, func(cfg *daemon.Config) { useEtcd(cfg, ext) })
+}
+
+// useEtcd has the controller use ext (when not nil) as --etcd-endpoints with its TLS material,
+// as --etcd-ca, --etcd-cert and --etcd-key would.
+func useEtcd(cfg *daemon.Config, ext *store.Store) {
+	if ext == nil {
+		return
+	}
+	files := ext.ClientTLS()
+	cfg.EtcdEndpoints = []string{ext.Endpoint()}
+	cfg.EtcdCA, cfg.EtcdCert, cfg.EtcdKey = files.CA, files.Cert, files.Key
 }
 
 // runControllerWith is runController with a changed configuration.
@@ -282,6 +293,8 @@ func TestSecretsArePrivate(t *testing.T) {
 	_, _, dir := startController(t)
 	for name, want := range map[string]os.FileMode{
 		".": 0o700, bootstrap.InfoFile: 0o600, bootstrap.CAKeyFile: 0o600, bootstrap.ServerKeyFile: 0o600, "etcd": 0o700,
+		// The embedded store's TLS material: its client key is the key to every document.
+		"etcd/tls": 0o700, "etcd/tls/" + bootstrap.EtcdClientKeyFile: 0o600, "etcd/tls/" + bootstrap.EtcdServerKeyFile: 0o600,
 	} {
 		fi, err := os.Stat(filepath.Join(dir, name))
 		if err != nil {
@@ -300,7 +313,7 @@ func TestExternalEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ext.Close() }) // runs after the controller stops
-	c, _, dir := startControllerWith(t, []string{ext.Endpoint()})
+	c, _, dir := startControllerWith(t, ext)
 	if _, err := os.Stat(filepath.Join(dir, "etcd")); !os.IsNotExist(err) {
 		t.Fatalf("embedded etcd started anyway: %v", err)
 	}

@@ -96,9 +96,7 @@ func lines(log, prefix string) int {
 func runLead(t *testing.T, dir string, ext *store.Store) (*client.Client, func()) {
 	c, _, stop := runControllerWith(t, dir, func(cfg *daemon.Config) {
 		cfg.LeaseDuration = testLease
-		if ext != nil {
-			cfg.EtcdEndpoints = []string{ext.Endpoint()}
-		}
+		useEtcd(cfg, ext)
 	})
 	return c, stop
 }

@@ -373,7 +373,7 @@ func TestStuckUnitShowsWhyAndForceFinishes_LF2_LF1(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ext.Close() })
-	c, _, _ := startControllerWith(t, []string{ext.Endpoint()})
+	c, _, _ := startControllerWith(t, ext)
 	ctx := context.Background()
 	deploy(t, c, "wordpress", "wordpress", 1)
 	deploy(t, c, "mysql", "mysql", 1)

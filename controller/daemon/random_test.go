@@ -72,7 +72,7 @@ func TestRandomLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ext.Close() })
-	c, _, _ := startControllerWith(t, []string{ext.Endpoint()})
+	c, _, _ := startControllerWith(t, ext)
 	st := state.New(ext.Client)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -28,7 +28,7 @@ var (
 	machineRe     = regexp.MustCompile(`^` + numberSnippet + `(?:/` + ctypeSnippet + `/` + numberSnippet + `)*$`)
 	endpointRe    = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$`)
 	modelRe       = regexp.MustCompile(`^[a-z0-9]+[a-z0-9-]*$`)
-	controllerRe  = regexp.MustCompile(`^[a-zA-Z0-9]+[a-zA-Z0-9._-]*$`)
+	controllerRe  = regexp.MustCompile(`^[a-z0-9]+[a-z0-9-]*$`)
 )
 
 // IsValidApplication reports whether name has the form of an application name (Juju's
@@ -122,7 +122,8 @@ func IsValidModel(name string) bool {
 	return len(name) <= maxModelLength && modelRe.MatchString(name)
 }
 
-// IsValidController reports whether name is a valid controller name.
+// IsValidController reports whether name is a valid controller name: as in Juju, lowercase
+// letters, digits and non-leading hyphens.
 func IsValidController(name string) bool {
 	return controllerRe.MatchString(name)
 }

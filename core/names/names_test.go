@@ -216,8 +216,14 @@ func TestIsValidController(t *testing.T) {
 		valid bool
 	}{
 		{"lxd", true},
-		{"My.Controller_1-a", true},
+		{"prod-1", true},
 		{"0", true},
+		{"foo-", true},
+		{"Bad_Name", false},
+		{"fooBar", false},
+		{"foo_bar", false},
+		{"foo.bar", false},
+		{"foo@bar", false},
 		{"", false},
 		{"-ctrl", false},
 		{".ctrl", false},

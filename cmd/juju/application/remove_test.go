@@ -97,6 +97,11 @@ func TestRemoveRun(t *testing.T) {
 		{name: "prompt-yes", args: "mysql logging --force", names: "mysql logging", terminal: true, in: "Yes\n", results: two, wantCalls: 2},
 		{name: "prompt-eof", args: "mysql logging", names: "mysql logging", terminal: true, results: two, wantCalls: 1,
 			wantErr: "application removal: aborted"},
+		// The plan for what exists, the error for what does not.
+		{name: "dry-run-partial", args: "wp2 nosuch --dry-run", names: "wp2 nosuch", results: []*jujupb.RemoveResult{
+			{Name: "wp2", Units: []string{"wp2/0"}},
+			{Name: "nosuch", Error: `application "nosuch" not found`},
+		}, wantCalls: 1, wantErr: cmdutil.ErrSilent.Error()},
 		{name: "failure", args: "mysql nope --no-prompt", names: "mysql nope", results: []*jujupb.RemoveResult{
 			{Name: "mysql", Units: []string{"mysql/0"}},
 			{Name: "nope", Error: `application "nope" not found`},

@@ -111,12 +111,14 @@ var ErrAborted = errors.New("aborted")
 //   - --dry-run: one dry-run call; the plan is printed and nothing changes;
 //   - --no-prompt: the real call, and the plan lines of what it removed;
 //   - otherwise, with a terminal on stdin: a dry-run call, the plan, then "Continue [y/N]? ";
-//     only "y" or "yes" goes on to the real call, after which only failures are printed;
+//     only "y" or "yes" goes on to the real call, after which only failures are printed; a
+//     plan that requires --force it does not have is refused before the question;
 //   - otherwise (no terminal to ask on): nothing is sent, and the error says to pass
 //     --no-prompt.
 //
 // Failed entities are reported on stderr as "ERROR removing ... failed: ..." while the others
-// go on; the result is then ErrSilent. A failed dry run stops before the prompt. After a
+// go on; the result is then ErrSilent. A dry run with failures shows the plan of the others,
+// then the failures, and stops before the prompt. After a
 // removal without failures, Wait (--wait) waits for the entities to be gone.
 func RunRemoval(ctx context.Context, r *Removal) error {
 	if err := r.Flags.CheckPrompt(r.IO, r.Noun); err != nil {
@@ -128,18 +130,34 @@ func RunRemoval(ctx context.Context, r *Removal) error {
 		if err != nil {
 			return err
 		}
+		// The plan of what can go, then the errors of what cannot: a typo among several
+		// names still shows what the others would take with them.
+		var planned []*jujupb.RemoveResult
+		for _, res := range results {
+			if res.GetError() == "" {
+				planned = append(planned, res)
+			}
+		}
+		forced := r.forced(planned)
+		if len(planned) > 0 {
+			fmt.Fprintln(r.IO.ErrOut, "WARNING This command will perform the following actions:")
+			for _, res := range planned {
+				r.plan(res)
+			}
+			if len(forced) > 0 {
+				fmt.Fprint(r.IO.ErrOut, "\nThis will require `--force`\n")
+			}
+		}
 		if r.reportFailures(results) {
 			return ErrSilent
 		}
-		fmt.Fprintln(r.IO.ErrOut, "WARNING This command will perform the following actions:")
-		for _, res := range results {
-			r.plan(res)
-		}
-		if !r.Flags.Force && requiresForce(results) {
-			fmt.Fprint(r.IO.ErrOut, "\nThis will require `--force`\n")
-		}
 		if r.Flags.DryRun {
 			return nil
+		}
+		// Validate, then ask: a removal that cannot succeed without --force is refused
+		// before the question, not after the answer.
+		if len(forced) > 0 {
+			return fmt.Errorf("%s removal: removing %s requires --force; nothing was removed", r.Noun, strings.Join(forced, ", "))
 		}
 		if err := Confirm(ctx, r.IO); err != nil {
 			return fmt.Errorf("%s removal: %w", r.Noun, err)
@@ -282,11 +300,17 @@ func (r *Removal) reportFailure(res *jujupb.RemoveResult) {
 	fmt.Fprintf(r.IO.ErrOut, "%s %s\n", output.Paint(r.IO, output.Red, "ERROR"), msg)
 }
 
-func requiresForce(results []*jujupb.RemoveResult) bool {
-	for _, res := range results {
-		if res.GetError() == "" && res.GetRequiresForce() {
-			return true
+// forced names the entities of the plan that only go with --force ("machine 5"); none when
+// --force is given.
+func (r *Removal) forced(planned []*jujupb.RemoveResult) []string {
+	if r.Flags.Force {
+		return nil
+	}
+	var names []string
+	for _, res := range planned {
+		if res.GetRequiresForce() {
+			names = append(names, r.Noun+" "+res.GetName())
 		}
 	}
-	return false
+	return names
 }

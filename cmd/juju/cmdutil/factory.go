@@ -171,11 +171,11 @@ func SplitModel(spec string) (controller, model string) {
 	return controller, spec
 }
 
-// ErrNoControllers is returned when the store knows no controller at all.
+// ErrNoControllers is returned when the store knows no controller at all. Juju's advice also
+// names "juju register", which this CLI does not have: only bootstrap makes a controller known.
 var ErrNoControllers = errors.New(`No controllers registered.
 
-Please either create a new controller using "juju bootstrap" or connect to
-another controller that you have been given access to using "juju register".`)
+Please create a new controller using "juju bootstrap localhost".`)
 
 // ErrNoCurrentController is returned when controllers are known but none is selected.
 var ErrNoCurrentController = errors.New(`No selected controller.

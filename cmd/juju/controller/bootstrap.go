@@ -114,7 +114,8 @@ $JUJU_DATA/controllers/<name>, listening on a loopback port. The controller gets
 (--no-switch records it without changing the current controller). --model-default sets the
 configuration every model inherits (see juju model-defaults and juju model-config --help).
 
-The only cloud is "localhost"; the controller name defaults to "local".
+The only cloud is "localhost"; the controller name defaults to "local". As in Juju, a
+controller name has lowercase letters, digits and hyphens, and does not start with a hyphen.
 
 Progress goes to stderr (--quiet hides it). If the controller does not answer within
 --timeout (default 30s), bootstrap stops it and fails, quoting the end of its log.`,
@@ -137,7 +138,8 @@ Progress goes to stderr (--quiet hides it). If the controller does not answer wi
 				return cmdutil.FlagErrorf("unknown cloud %q; only %q is supported", opts.Cloud, localCloud)
 			}
 			if !names.IsValidController(opts.Name) {
-				return cmdutil.FlagErrorf("controller name %q not valid", opts.Name)
+				// Juju's words (its controller-config check of controller-name).
+				return cmdutil.FlagErrorf("controller-name value must be a valid controller name (lowercase or digit with non-leading hyphen), got %q", opts.Name)
 			}
 			if opts.APIPort < 0 || opts.APIPort > 65535 {
 				return cmdutil.FlagErrorf("--api-port must be between 0 and 65535")

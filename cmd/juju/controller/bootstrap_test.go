@@ -33,7 +33,8 @@ func TestNewCmdBootstrap(t *testing.T) {
 		{args: "--timeout 0s", wantErr: "--timeout must be positive"},
 		{args: "localhost dev --api-port 17070", wantCloud: "localhost", wantName: "dev", wantPort: 17070},
 		{args: "aws", wantErr: `unknown cloud "aws"; only "localhost" is supported`},
-		{args: "localhost bad!name", wantErr: `controller name "bad!name" not valid`},
+		{args: "localhost bad!name", wantErr: `controller-name value must be a valid controller name (lowercase or digit with non-leading hyphen), got "bad!name"`},
+		{args: "localhost Bad_Name", wantErr: `controller-name value must be a valid controller name (lowercase or digit with non-leading hyphen), got "Bad_Name"`},
 		{args: "localhost a b", wantErr: `unrecognized args: ["b"]`},
 		{args: "--api-port 70000", wantErr: "--api-port must be between 0 and 65535"},
 	}

@@ -44,8 +44,8 @@ type addOptions struct {
 	place *jujupb.Placement
 }
 
-// NewCmdAdd returns "juju add-machine [lxd|kvm|lxd:<machine>]": add machines (containers are
-// Juju's syntax, refused by the local provider).
+// NewCmdAdd returns "juju add-machine": add machines. Juju's container placements parse, for
+// Juju's syntax, but the local provider refuses them.
 func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command {
 	opts := &addOptions{
 		IO:           f.IO,
@@ -54,11 +54,14 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(*addOptions) error) *cobra.Command 
 	}
 	cmd := &cobra.Command{
 		Use:   "add-machine [options] [<container type>[:<machine>]]",
-		Short: "Add machines or containers to the model",
-		Long: `Add -n new machines. Juju's container placements ("lxd" or "kvm" on a new machine,
-"lxd:<machine>" on an existing one) are accepted here but refused by the controller: the
-local provider has no containers, and takes no other placement directives. The controller
-adds all the machines of a call or none; -n is at most ` + strconv.Itoa(limits.MaxMachinesPerCall) + ` per call.`,
+		Short: "Add machines to the model",
+		Long: `Add -n new machines, with --base and --constraints. The controller adds all the
+machines of a call or none; -n is at most ` + strconv.Itoa(limits.MaxMachinesPerCall) + ` per call.
+
+The local provider has no containers and no manual provisioning: Juju's container
+placements are refused by the controller, and ssh:<user>@<host> by this command. To place
+units on a machine, add it here, then use "juju add-unit <app> --to <machine>" or
+"juju deploy <charm> --to <machine>".`,
 		Example: `  juju add-machine
   juju add-machine -n 2 --base ubuntu@22.04 --constraints cores=1
   juju add-machine --base ubuntu@24.04`,
@@ -130,7 +133,7 @@ func validateAdd(opts *addOptions) error {
 // existing one); the controller refuses them, as the local provider has no containers.
 func parsePlacement(arg string) (*jujupb.Placement, error) {
 	if strings.HasPrefix(arg, "ssh:") {
-		return nil, fmt.Errorf("manual provisioning (%q) is not supported by the local provider", arg)
+		return nil, fmt.Errorf(`manual provisioning (%q) is not supported by the local provider: add a machine with "juju add-machine"`, arg)
 	}
 	ds, err := placement.Parse(arg)
 	if err != nil || len(ds) != 1 {

@@ -54,7 +54,7 @@ func TestNewCmdAdd(t *testing.T) {
 		}},
 		{args: "-n 2 lxd", wantErr: "cannot use -n when specifying a placement directive"},
 		{args: "3", wantErr: "machine-id cannot be specified when adding machines"},
-		{args: "ssh:ubuntu@10.0.0.1", wantErr: `manual provisioning ("ssh:ubuntu@10.0.0.1") is not supported by the local provider`},
+		{args: "ssh:ubuntu@10.0.0.1", wantErr: `manual provisioning ("ssh:ubuntu@10.0.0.1") is not supported by the local provider: add a machine with "juju add-machine"`},
 		{args: "zone=a", wantErr: `placement directive "zone=a" is not supported by the local provider`},
 		{args: "docker:1", wantErr: `invalid placement directive "docker:1"`},
 		{args: "--base ubuntu", wantErr: "expected base string to contain os and channel separated by '@'"},

@@ -54,7 +54,8 @@ too without giving them the chance to stop cleanly: after a grace period of one 
 or at once with --no-wait, the controller does the agents' work itself.
 
 Asks for confirmation after showing what would be removed; --no-prompt skips the question
-and --dry-run only shows the plan. When stdin is not a terminal nothing is asked: without
+and --dry-run only shows the plan. A plan that requires --force is refused without asking
+when --force is not given. When stdin is not a terminal nothing is asked: without
 --no-prompt or --dry-run the command fails (exit 1) before sending anything.
 
 With --no-prompt the plan lines ("will remove machine 5") go to stdout for what was

@@ -86,7 +86,10 @@ func TestRemoveRun(t *testing.T) {
 		{name: "dry-run-keep-instance", args: "5 6 --dry-run --force --keep-instance", dryRun: forced, wantCalls: 1},
 		{name: "no-prompt", args: "5 6 --no-prompt --force", terminal: true, real: forced, wantCalls: 1},
 		{name: "prompt-yes", args: "5 6 --force --no-wait", terminal: true, in: "y\n", dryRun: forced, real: forced, wantCalls: 2},
-		{name: "prompt-no", args: "5 6", terminal: true, in: "n\n", dryRun: withUnits, wantCalls: 1, wantErr: "machine removal: aborted"},
+		{name: "prompt-no", args: "5 6", terminal: true, in: "n\n", dryRun: forced, wantCalls: 1, wantErr: "machine removal: aborted"},
+		// Validate, then ask: machine 5 has units, so without --force nothing is asked.
+		{name: "prompt-requires-force", args: "5 6", terminal: true, in: "y\n", dryRun: withUnits, wantCalls: 1,
+			wantErr: "machine removal: removing machine 5 requires --force; nothing was removed"},
 		{name: "no-terminal", args: "5 6 --force", real: forced, wantCalls: 0,
 			wantErr: "machine removal: cannot ask for confirmation: stdin is not a terminal; pass --no-prompt to go ahead without asking"},
 		{name: "wait", args: "5 6 --no-prompt --force --wait", real: forced, wantCalls: 1,

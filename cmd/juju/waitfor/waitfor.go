@@ -220,7 +220,7 @@ func waitRun(ctx context.Context, opts *waitOptions) error {
 			return timeoutError(opts, last)
 		}
 		if parent.Err() != nil {
-			return parent.Err()
+			return interruptedError(opts, last)
 		}
 		return fmt.Errorf("%s %s %q: %w", doing, opts.Kind, opts.Name, err)
 	}
@@ -249,10 +249,11 @@ func waitRun(ctx context.Context, opts *waitOptions) error {
 		}
 		e := readEntity(opts.Kind, opts.Name, fs)
 		if opts.query.match(e) {
+			// The outcome is the exit code; the line only says it, so --quiet drops it.
 			if e.present {
-				fmt.Fprintf(opts.IO.ErrOut, "%s %q reached %s\n", opts.Kind, opts.Name, opts.query)
+				opts.IO.Infof("%s %q reached %s", opts.Kind, opts.Name, opts.query)
 			} else {
-				fmt.Fprintf(opts.IO.ErrOut, "%s %q is gone\n", opts.Kind, opts.Name)
+				opts.IO.Infof("%s %q is gone", opts.Kind, opts.Name)
 			}
 			return nil
 		}
@@ -488,6 +489,23 @@ func valueString(v any) string {
 	}
 	return strings.Join(names, ",")
 }
+
+// interruptedError is the answer to Ctrl-C while waiting: exit 1, as for any command
+// interrupted (docs/scripting.md), saying what was last seen rather than "context canceled".
+func interruptedError(opts *waitOptions, last *entity) error {
+	msg := fmt.Sprintf("interrupted waiting for %s %q to reach %s", opts.Kind, opts.Name, opts.query)
+	if last != nil {
+		msg += "; last seen: " + last.describe(opts.query)
+	}
+	return interrupted(msg)
+}
+
+// interrupted reads as its message and is cmdutil.ErrInterrupted to errors.Is.
+type interrupted string
+
+func (e interrupted) Error() string { return string(e) }
+
+func (e interrupted) Is(target error) bool { return target == cmdutil.ErrInterrupted }
 
 func timeoutError(opts *waitOptions, last *entity) error {
 	msg := fmt.Sprintf("timed out waiting for %s %q to reach %s", opts.Kind, opts.Name, opts.query)

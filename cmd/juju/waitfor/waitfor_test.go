@@ -1,6 +1,7 @@
 package waitfor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -549,8 +550,50 @@ func TestWaitRunCancelled(t *testing.T) {
 	opts := &waitOptions{IO: ios, Kind: "unit", Name: "mysql/0", Timeout: time.Minute, query: q,
 		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return &cmdutil.ModelRef{UUID: "uuid-default"}, nil },
 		Client:       func(context.Context, string) (waitAPI, error) { return m, nil }}
-	if err := waitRun(ctx, opts); !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
+	err := waitRun(ctx, opts)
+	// Ctrl-C is "interrupted" (exit 1, docs/scripting.md), never "context canceled".
+	want := `interrupted waiting for unit "mysql/0" to reach workload-status=="active"; last seen: life=alive workload-status=waiting`
+	if !errors.Is(err, cmdutil.ErrInterrupted) || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// Interrupted at once (the fake answers the first read all the same): still "interrupted".
+func TestWaitRunCancelledAtOnce(t *testing.T) {
+	m := newFakeModel(model(nil))
+	ios, _, _ := output.TestStreams()
+	q, _ := parseQuery("machine", defaultQueries["machine"])
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts := &waitOptions{IO: ios, Kind: "machine", Name: "3", Timeout: time.Minute, query: q,
+		ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return &cmdutil.ModelRef{UUID: "uuid-default"}, nil },
+		Client:       func(context.Context, string) (waitAPI, error) { return m, nil }}
+	err := waitRun(ctx, opts)
+	if want := `interrupted waiting for machine "3" to reach status=="started"; last seen: not found`; !errors.Is(err, cmdutil.ErrInterrupted) || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// With --quiet the success line goes: the exit code says it.
+func TestWaitRunQuiet(t *testing.T) {
+	active := model([]*jujupb.ApplicationStatus{app("mysql", "alive", unit("mysql/0", "alive", "active", "idle", "0"))})
+	for _, tt := range []struct{ kind, name, query string }{
+		{"application", "mysql", ""},
+		{"machine", "3", `life=="dead"`}, // the "is gone" line
+	} {
+		ios, out, errOut := output.TestStreams()
+		ios.Quiet = true
+		q, _ := parseQuery(tt.kind, cmp.Or(tt.query, defaultQueries[tt.kind]))
+		m := newFakeModel(active)
+		opts := &waitOptions{IO: ios, Kind: tt.kind, Name: tt.name, Timeout: time.Minute, query: q,
+			ResolveModel: func(context.Context) (*cmdutil.ModelRef, error) { return &cmdutil.ModelRef{UUID: "uuid-default"}, nil },
+			Client:       func(context.Context, string) (waitAPI, error) { return m, nil }}
+		if err := waitRun(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "" || errOut.String() != "" {
+			t.Errorf("%s %s -q: stdout %q, stderr %q, want nothing", tt.kind, tt.name, out, errOut)
+		}
 	}
 }
 
