@@ -893,6 +893,8 @@ func (a *machineAgent) execCommand(ctx context.Context, run *taskRun, abort <-ch
 	if !ok {
 		return taskOutcome{status: taskFailed, message: "invalid action parameters"}
 	}
+	// The command itself stays out of the model log: it may carry secrets.
+	a.log.write("INFO", "juju.worker.machineactions", fmt.Sprintf("running exec task %s", run.id))
 	res := runProc(ctx, abort, procSpec{
 		path: "/bin/bash", args: []string{"-c", command}, dir: a.dir, env: os.Environ(), timeout: run.timeout(),
 	})

@@ -22,9 +22,24 @@ type deployer struct {
 	c      *client.Client
 	conf   Conf // the deploying agent's own configuration: model, API address, CA
 	root   string
+	// log is the deploying agent's log (nil: none); its lines are Juju's deployer's.
+	log *agentLog
 }
 
+// deployerLogger is the module of the deployer's lines, as Juju names its deployer worker.
+const deployerLogger = "juju.worker.deployer"
+
 func unitDirName(unit string) string { return "unit-" + strings.ReplaceAll(unit, "/", "-") }
+
+// unitFromDir is the unit a directory named by unitDirName is for: the last dash separates the
+// number (application names may hold dashes, unit numbers do not).
+func unitFromDir(name string) string {
+	name = strings.TrimPrefix(name, "unit-")
+	if i := strings.LastIndex(name, "-"); i >= 0 {
+		return name[:i] + "/" + name[i+1:]
+	}
+	return name
+}
 
 func (d *deployer) dir(unit string) string { return filepath.Join(d.root, unitDirName(unit)) }
 
@@ -38,10 +53,12 @@ func (d *deployer) reconcile(ctx context.Context, units []*pb.AgentUnit) error {
 		switch {
 		case u.Life == string(life.Dead):
 			d.recall(u.Name)
+			d.log.write("INFO", deployerLogger, fmt.Sprintf("removing unit %q", u.Name))
 			if err := d.c.RemoveUnit(ctx, d.conf.Model, u.Name); err != nil && !errors.Is(err, apierr.NotFound) {
 				return fmt.Errorf("removing unit %q: %w", u.Name, err)
 			}
 		case u.Life != string(life.Alive) && !u.Deployed:
+			d.log.write("INFO", deployerLogger, fmt.Sprintf("removing unit %q", u.Name))
 			if err := d.c.RemoveUnit(ctx, d.conf.Model, u.Name); err != nil && !errors.Is(err, apierr.NotFound) {
 				return fmt.Errorf("removing unit %q: %w", u.Name, err)
 			}
@@ -67,6 +84,9 @@ func (d *deployer) reconcile(ctx context.Context, units []*pb.AgentUnit) error {
 func (d *deployer) recall(unit string) { d.recallDir(d.dir(unit)) }
 
 func (d *deployer) recallDir(dir string) {
+	if _, err := os.Stat(dir); err == nil {
+		d.log.write("INFO", deployerLogger, fmt.Sprintf("recalling unit %q", unitFromDir(filepath.Base(dir))))
+	}
 	d.runner.StopTree(dir)
 	os.RemoveAll(dir)
 }
@@ -75,6 +95,7 @@ func (d *deployer) recallDir(dir string) {
 func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 	dir := d.dir(u.Name)
 	if _, err := os.Stat(filepath.Join(dir, ConfFile)); err != nil {
+		d.log.write("INFO", deployerLogger, fmt.Sprintf("deploying unit %q", u.Name))
 		password, err := state.NewPassword()
 		if err != nil {
 			return err
@@ -99,6 +120,7 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		if err := WriteConf(dir, conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
+		d.log.write("INFO", deployerLogger, fmt.Sprintf("starting unit agent %q", conf.Tag))
 	}
 	return d.runner.StartUnitAgent(dir)
 }

@@ -21,7 +21,13 @@ type machineAgent struct {
 	conf Conf
 	c    *client.Client
 	d    *deployer
+	// log is the machine's own log (machineLogFile), shipped to the model log under the
+	// machine's tag so that `juju debug-log -i machine-N` shows it; open while run runs.
+	log *agentLog
 }
+
+// machineLogFile is the machine agent's own log in its directory, as Juju's machine-N.log.
+const machineLogFile = "machine.log"
 
 func newMachineAgent(r *Runner, dir string, conf Conf, c *client.Client) *machineAgent {
 	return &machineAgent{dir: dir, conf: conf, c: c, d: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "units")}}
@@ -31,6 +37,14 @@ func (a *machineAgent) run(ctx context.Context) error {
 	// The machine's ssh server (juju ssh) runs beside the agent, under the machine's directory,
 	// so that stopping the machine's agents (StopTree) stops it too.
 	a.d.runner.start(filepath.Join(a.dir, sshdDirName), newSSHServer(a.dir, a.conf, a.c).run)
+	log, err := openAgentLog(filepath.Join(a.dir, machineLogFile), a.conf.Tag, a.conf.Model, a.c)
+	if err != nil {
+		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
+	}
+	// Stopped last (deferred first): the deployer's and the tasks' last lines are shipped.
+	defer log.shipUntilStopped(ctx)()
+	a.log, a.d.log = log, log
+	log.write("INFO", "juju.cmd.jujud", fmt.Sprintf("machine agent %s start", a.conf.Tag))
 	ctx, cancel := context.WithCancel(ctx) // ends the watches and the task worker on return
 	defer cancel()
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
@@ -86,6 +100,7 @@ func (a *machineAgent) handle(ctx context.Context) error {
 			return fmt.Errorf("machine %s: %w", a.conf.ID, err)
 		}
 		if l == string(life.Dead) {
+			a.log.write("INFO", "juju.worker.machiner", fmt.Sprintf("%q is now %s", a.conf.Tag, life.Dead))
 			return errStop
 		}
 	case string(life.Dead):

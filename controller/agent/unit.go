@@ -220,6 +220,7 @@ func (a *unitAgent) setup(ctx context.Context) error {
 	if a.log, err = openUnitLog(a.dir, a.conf.Tag, a.conf.Model, a.c); err != nil {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
+	a.subs.log = a.log // the subordinates this unit deploys are logged as its own steps
 	logCtx, stopLog := context.WithCancel(context.WithoutCancel(ctx))
 	shipped := make(chan struct{})
 	go func() { a.log.ship(logCtx); close(shipped) }()

@@ -12,7 +12,9 @@ import (
 // unit's workload or agent status, a machine's agent or instance status, an application's
 // status). A matched unit brings its machine, its application, its principal and its
 // subordinates; a matched machine brings its units; an application matched by name brings all
-// its units. Relations are kept when they touch a kept application.
+// its units. As in Juju, related applications are not added: a relation is kept when one of its
+// applications matched itself (by name, or by one of its units' names or statuses), not when it
+// was only brought in by a matched machine (Juju's "discovered" applications).
 func filter(resp *pb.FullStatusResponse, patterns []string) error {
 	if len(patterns) == 0 {
 		return nil
@@ -53,14 +55,32 @@ func filter(resp *pb.FullStatusResponse, patterns []string) error {
 	}
 
 	matched := map[string]bool{}
+	// direct holds the units matched by name or status, not through their machine.
+	direct := map[string]bool{}
 	principal := map[string]string{}
+	appOf := map[string]string{}
 	for _, a := range resp.Applications {
 		appNamed := named(a.Name)
 		for _, u := range a.Units {
 			principal[u.Name] = u.Principal
-			if appNamed || named(u.Name) || inStatus(u.WorkloadStatus, u.AgentStatus) || keepMachines[u.Machine] {
+			appOf[u.Name] = a.Name
+			if appNamed || named(u.Name) || inStatus(u.WorkloadStatus, u.AgentStatus) {
+				direct[u.Name] = true
+			}
+			if direct[u.Name] || keepMachines[u.Machine] {
 				matched[u.Name] = true
 			}
+		}
+	}
+	// An application matches itself when named, in the status, or when one of its units matched
+	// directly, or is the principal or a subordinate of a unit that did.
+	appMatched := map[string]bool{}
+	for u, p := range principal {
+		if direct[u] || direct[p] {
+			appMatched[appOf[u]] = true
+		}
+		if direct[u] && p != "" {
+			appMatched[appOf[p]] = true
 		}
 	}
 	// A matched subordinate brings its principal, a matched principal all its subordinates (not
@@ -86,7 +106,10 @@ func filter(resp *pb.FullStatusResponse, patterns []string) error {
 				}
 			}
 		}
-		if named(a.Name) || inStatus(applicationStatus(a)) || len(units) > 0 {
+		if named(a.Name) || inStatus(applicationStatus(a)) {
+			appMatched[a.Name] = true
+		}
+		if appMatched[a.Name] || len(units) > 0 {
 			keepApps[a.Name] = true
 		}
 		a.Units = units
@@ -109,7 +132,7 @@ func filter(resp *pb.FullStatusResponse, patterns []string) error {
 	var rels []*pb.RelationStatus
 	for _, r := range resp.Relations {
 		for _, ep := range r.Endpoints {
-			if keepApps[ep.Application] {
+			if appMatched[ep.Application] {
 				rels = append(rels, r)
 				break
 			}

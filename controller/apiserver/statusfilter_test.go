@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -34,6 +35,7 @@ func statusSample() *pb.FullStatusResponse {
 		},
 		Relations: []*pb.RelationStatus{
 			{Key: "logging:juju-info mysql:juju-info", Endpoints: []*pb.RelationEndpoint{{Application: "logging"}, {Application: "mysql"}}},
+			{Key: "mysql:db wordpress:db", Endpoints: []*pb.RelationEndpoint{{Application: "mysql"}, {Application: "wordpress"}}},
 		},
 	}
 }
@@ -73,13 +75,39 @@ func TestFilterStatusValuesAndSubordinates(t *testing.T) {
 			t.Errorf("filter(%q) = %q\n want %q", tt.patterns, got, tt.want)
 		}
 	}
-	fs := statusSample()
-	if err := filter(fs, []string{"mysql"}); err != nil || len(fs.Relations) != 1 {
-		t.Errorf("relations of mysql = %v, %v", fs.Relations, err)
+}
+
+// As in Juju's FullStatus: a selected unit brings the relations of its application, not the
+// related applications themselves; applications brought only by a selected machine bring no
+// relations.
+func TestFilterRelations(t *testing.T) {
+	tests := []struct {
+		patterns []string
+		apps     string
+		rels     string
+	}{
+		{[]string{"mysql/0"}, "0 logging logging/0 mysql mysql/0", "logging:juju-info mysql:juju-info|mysql:db wordpress:db"},
+		{[]string{"mysql"}, "0 logging logging/0 mysql mysql/0", "logging:juju-info mysql:juju-info|mysql:db wordpress:db"},
+		{[]string{"wordpress/1"}, "2 wordpress wordpress/1", "mysql:db wordpress:db"},
+		{[]string{"logging/0"}, "0 logging logging/0 mysql mysql/0", "logging:juju-info mysql:juju-info|mysql:db wordpress:db"},
+		{[]string{"0"}, "0 0/lxd/0 logging logging/0 mysql mysql/0", ""},
+		{[]string{"3"}, "3", ""},
 	}
-	fs = statusSample()
-	if err := filter(fs, []string{"wordpress/1"}); err != nil || len(fs.Relations) != 0 {
-		t.Errorf("relations of wordpress/1 = %v, %v", fs.Relations, err)
+	for _, tt := range tests {
+		fs := statusSample()
+		if err := filter(fs, tt.patterns); err != nil {
+			t.Fatalf("filter(%q): %v", tt.patterns, err)
+		}
+		if got := selected(fs); got != tt.apps {
+			t.Errorf("filter(%q) = %q\n want %q", tt.patterns, got, tt.apps)
+		}
+		var keys []string
+		for _, r := range fs.Relations {
+			keys = append(keys, r.Key)
+		}
+		if got := strings.Join(keys, "|"); got != tt.rels {
+			t.Errorf("relations of %q = %q, want %q", tt.patterns, got, tt.rels)
+		}
 	}
 }
 

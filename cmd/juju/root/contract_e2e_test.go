@@ -520,6 +520,8 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"model-config", "update-status-hook-interval=soon"}},
 		{args: []string{"model-config", "a", "b"}, stderr: "cannot specify multiple keys to get"},
 		{args: []string{"model-config", "--reset", "agent-version"}, stderr: `"agent-version" cannot be reset`},
+		{args: []string{"status", "--retry-count", "-1"}},
+		{args: []string{"status", "--retry-delay", "-1s"}},
 		{args: []string{"model-defaults", "nope=1"}, stderr: `key "nope" is not defined in the current model configuration: possible misspelling`},
 		{args: []string{"model-defaults", "automatically-retry-hooks=maybe"}},
 		{args: []string{"bootstrap", "--model-default", "automatically-retry-hooks=maybe"}},

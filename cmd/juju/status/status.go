@@ -4,11 +4,15 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 
+	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/core/selector"
@@ -42,6 +46,11 @@ type statusOptions struct {
 	NoColor   bool
 	Relations bool
 	Watch     time.Duration
+
+	// RetryCount and RetryDelay: how often, and how long apart, a status call that failed for a
+	// transient reason is tried again (Juju's defaults: 3 and 100ms).
+	RetryCount int
+	RetryDelay time.Duration
 }
 
 // NewCmdStatus returns "juju status [<selector>...]": report the model's machines,
@@ -99,6 +108,12 @@ removal-blocked-by and, once a forced removal is scheduled, forced-removal-at.
 			if cmd.Flags().Changed("watch") && opts.Watch <= 0 {
 				return cmdutil.FlagErrorf("invalid --watch interval %s: must be positive", opts.Watch)
 			}
+			if opts.RetryCount < 0 {
+				return cmdutil.FlagErrorf("invalid --retry-count %d: must not be negative", opts.RetryCount)
+			}
+			if opts.RetryDelay < 0 {
+				return cmdutil.FlagErrorf("invalid --retry-delay %s: must not be negative", opts.RetryDelay)
+			}
 			if opts.Watch > 0 && opts.Output != "" {
 				return cmdutil.FlagErrorf("cannot use --watch with --output")
 			}
@@ -120,6 +135,8 @@ removal-blocked-by and, once a forced removal is scheduled, forced-removal-at.
 	cmd.Flags().BoolVar(&opts.Relations, "relations", false, "Show 'relations' section in tabular output")
 	cmd.Flags().BoolVar(&opts.Relations, "integrations", false, "Show 'integrations' section in tabular output")
 	cmd.Flags().DurationVar(&opts.Watch, "watch", 0, "Redraw the status whenever it changes, at most once per `interval` (e.g. 2s)")
+	cmd.Flags().IntVar(&opts.RetryCount, "retry-count", 3, "Number of times to retry a status call that failed to reach the controller")
+	cmd.Flags().DurationVar(&opts.RetryDelay, "retry-delay", 100*time.Millisecond, "Time to wait between retry attempts")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
 }
@@ -154,7 +171,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 	if opts.Watch > 0 {
 		return watchRun(ctx, opts, c, model, streams)
 	}
-	fs, err := c.FullStatus(ctx, model.UUID, opts.Patterns)
+	fs, err := fullStatusRetry(ctx, opts, c, model.UUID)
 	if err != nil {
 		return fmt.Errorf("getting status of model %q: %w", model.Name, err)
 	}
@@ -166,6 +183,34 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		fmt.Fprint(opts.IO.ErrOut, note)
 	}
 	return nil
+}
+
+// fullStatusRetry reads the status, trying again up to opts.RetryCount times, opts.RetryDelay
+// apart, while the controller cannot be reached or is busy, as Juju's --retry-count does. Other
+// errors (a bad selector, no such model, no permission) would only repeat, so they end it.
+func fullStatusRetry(ctx context.Context, opts *statusOptions, c statusAPI, model string) (*jujupb.FullStatusResponse, error) {
+	for i := 0; ; i++ {
+		fs, err := c.FullStatus(ctx, model, opts.Patterns)
+		if err == nil || i >= opts.RetryCount || !transient(err) {
+			return fs, err
+		}
+		t := time.NewTimer(opts.RetryDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// transient reports whether err may go away on its own: the controller unreachable or busy.
+func transient(err error) bool {
+	if errors.Is(err, apierr.Unavailable) || errors.Is(err, apierr.Contention) {
+		return true
+	}
+	st, ok := grpcstatus.FromError(err)
+	return ok && st.Code() == codes.Unavailable
 }
 
 func newView(opts *statusOptions, fs *jujupb.FullStatusResponse, model *cmdutil.ModelRef, s *output.Streams) *View {

@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -61,6 +62,23 @@ func TestNewCmdStatus(t *testing.T) {
 				t.Errorf("patterns = %q", o.Patterns)
 			}
 		}},
+		{args: "", check: func(t *testing.T, o *statusOptions) {
+			if o.RetryCount != 3 || o.RetryDelay != 100*time.Millisecond {
+				t.Errorf("retry defaults = %d, %s; want Juju's 3, 100ms", o.RetryCount, o.RetryDelay)
+			}
+		}},
+		{args: "--retry-count 0 --retry-delay 2s", check: func(t *testing.T, o *statusOptions) {
+			if o.RetryCount != 0 || o.RetryDelay != 2*time.Second {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "--retry-count=5 --retry-delay=0", check: func(t *testing.T, o *statusOptions) {
+			if o.RetryCount != 5 || o.RetryDelay != 0 {
+				t.Errorf("opts = %+v", o)
+			}
+		}},
+		{args: "--retry-count -1", wantErr: "invalid --retry-count -1: must not be negative"},
+		{args: "--retry-delay -1s", wantErr: "invalid --retry-delay -1s: must not be negative"},
 		{args: "--color --no-color", wantErr: "cannot mix --no-color and --color"},
 		{args: "--format xml", wantErr: `invalid value "xml" for --format: expected one of json, line, oneline, short, summary, tabular, yaml`},
 		{args: "mysql/x", wantErr: `invalid selector "mysql/x": expected an application, unit or machine name ("*" wildcards allowed) or a status value`},
@@ -333,5 +351,49 @@ func TestColorStreams(t *testing.T) {
 	out, _, err := runStatus(t, &fakeStatus{resp: oneApp()}, &statusOptions{Format: output.JSON, Color: true})
 	if err != nil || strings.Contains(out, "\x1b") {
 		t.Errorf("json with --color: %v %q", err, out)
+	}
+}
+
+// --retry-count: a status call that failed to reach the controller is tried again, as many
+// times as asked; errors that would only repeat are not.
+func TestStatusRetry(t *testing.T) {
+	unreachable := fmt.Errorf("connecting to controller: %w", apierr.Unavailable)
+	tests := []struct {
+		name      string
+		err       error
+		failures  int // calls that fail before the status answers
+		count     int
+		wantCalls int
+		wantErr   bool
+	}{
+		{"recovers", unreachable, 2, 3, 3, false},
+		{"gives up", unreachable, 10, 3, 4, true},
+		{"no retries", unreachable, 1, 0, 1, true},
+		{"busy", apierr.Contention, 1, 3, 2, false},
+		{"not transient", fmt.Errorf("bad: %w", apierr.NotValid), 1, 3, 1, true},
+		{"permission", apierr.PermissionDenied, 1, 3, 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakeStatus{resp: oneApp(), err: tt.err}
+			fake.after = func(call int) {
+				if call >= tt.failures {
+					fake.err = nil
+				}
+			}
+			out, _, err := runStatus(t, fake, &statusOptions{Format: output.Tabular, RetryCount: tt.count, RetryDelay: time.Millisecond})
+			if fake.calls != tt.wantCalls {
+				t.Errorf("calls = %d, want %d", fake.calls, tt.wantCalls)
+			}
+			if tt.wantErr {
+				if err == nil || !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, "mysql/0*") {
+				t.Fatalf("err = %v, out:\n%s", err, out)
+			}
+		})
 	}
 }
