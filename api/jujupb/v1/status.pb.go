@@ -532,8 +532,11 @@ type ApplicationStatus struct {
 	BlockedBy       []string             `protobuf:"bytes,17,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
 	RelationCount   int32                `protobuf:"varint,18,opt,name=relation_count,json=relationCount,proto3" json:"relation_count,omitempty"`
 	ForceAfter      int64                `protobuf:"varint,19,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Every endpoint of the application's charm, sorted, the implicit juju-info included
+	// (show-application's endpoint-bindings).
+	Endpoints     []string `protobuf:"bytes,20,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ApplicationStatus) Reset() {
@@ -697,6 +700,13 @@ func (x *ApplicationStatus) GetForceAfter() int64 {
 		return x.ForceAfter
 	}
 	return 0
+}
+
+func (x *ApplicationStatus) GetEndpoints() []string {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
 }
 
 type RelationEndpoint struct {
@@ -1212,7 +1222,7 @@ const file_status_proto_rawDesc = "" +
 	"\x06scopes\x18\f \x03(\x03R\x06scopes\"S\n" +
 	"\x11EndpointRelations\x12\x1a\n" +
 	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\"\n" +
-	"\fapplications\x18\x02 \x03(\tR\fapplications\"\xa2\x05\n" +
+	"\fapplications\x18\x02 \x03(\tR\fapplications\"\xc0\x05\n" +
 	"\x11ApplicationStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -1237,7 +1247,8 @@ const file_status_proto_rawDesc = "" +
 	"blocked_by\x18\x11 \x03(\tR\tblockedBy\x12%\n" +
 	"\x0erelation_count\x18\x12 \x01(\x05R\rrelationCount\x12\x1f\n" +
 	"\vforce_after\x18\x13 \x01(\x03R\n" +
-	"forceAfter\"\x90\x01\n" +
+	"forceAfter\x12\x1c\n" +
+	"\tendpoints\x18\x14 \x03(\tR\tendpoints\"\x90\x01\n" +
 	"\x10RelationEndpoint\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +

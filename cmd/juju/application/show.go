@@ -110,6 +110,9 @@ type applicationDetailView struct {
 	Principal   bool   `json:"principal" yaml:"principal"`
 	Exposed     bool   `json:"exposed" yaml:"exposed"`
 	Life        string `json:"life,omitempty" yaml:"life,omitempty"`
+	// EndpointBindings binds the default ("") and every endpoint of the charm to a space; the
+	// local provider has one, Juju's default "alpha".
+	EndpointBindings map[string]string `json:"endpoint-bindings,omitempty" yaml:"endpoint-bindings,omitempty"`
 
 	status.Removal `yaml:",inline"`
 
@@ -121,15 +124,32 @@ type applicationDetailView struct {
 // newApplicationDetailView shows pa, whose status view is av.
 func newApplicationDetailView(pa *jujupb.ApplicationStatus, av *status.ApplicationView) *applicationDetailView {
 	return &applicationDetailView{
-		Charm:         pa.GetCharmName(),
-		Base:          status.DisplayBase(av.Base),
-		Constraints:   pa.GetConstraints(),
-		Principal:     !pa.GetSubordinate(),
-		Exposed:       av.Exposed,
-		Life:          av.Life,
-		Removal:       av.Removal,
-		UnitCount:     int(pa.GetUnitCount()),
-		RelationCount: int(pa.GetRelationCount()),
-		Relations:     av.Relations,
+		Charm:            pa.GetCharmName(),
+		Base:             status.DisplayBase(av.Base),
+		Constraints:      pa.GetConstraints(),
+		Principal:        !pa.GetSubordinate(),
+		Exposed:          av.Exposed,
+		Life:             av.Life,
+		EndpointBindings: endpointBindings(pa.GetEndpoints()),
+		Removal:          av.Removal,
+		UnitCount:        int(pa.GetUnitCount()),
+		RelationCount:    int(pa.GetRelationCount()),
+		Relations:        av.Relations,
 	}
+}
+
+// defaultSpace is the one network space of the local provider, named as Juju names its default.
+const defaultSpace = "alpha"
+
+// endpointBindings is Juju's endpoint-bindings: the default binding ("") and each endpoint,
+// all to the default space; nil when the controller sent no endpoints.
+func endpointBindings(endpoints []string) map[string]string {
+	if len(endpoints) == 0 {
+		return nil
+	}
+	b := map[string]string{"": defaultSpace}
+	for _, ep := range endpoints {
+		b[ep] = defaultSpace
+	}
+	return b
 }

@@ -78,11 +78,13 @@ func showModel() *jujupb.FullStatusResponse {
 				BlockedBy:  []string{"waiting for 2 units to be removed"},
 				ForceAfter: time.Date(2026, 11, 21, 20, 30, 15, 0, time.UTC).UnixNano(),
 				Units:      []*jujupb.UnitStatus{{Name: "mysql/0", Life: "dying"}, {Name: "mysql/1", Life: "dying"}},
+				Endpoints:  []string{"cluster", "db", "juju-info"},
 			},
 			{
 				Name: "wordpress", CharmName: "wordpress", CharmUrl: "local:wordpress-12", CharmRev: 12,
 				CharmOrigin: "local", Base: jammy, Life: "alive", Exposed: true, UnitCount: 1, RelationCount: 1,
-				Units: []*jujupb.UnitStatus{{Name: "wordpress/0", Life: "alive"}},
+				Units:     []*jujupb.UnitStatus{{Name: "wordpress/0", Life: "alive"}},
+				Endpoints: []string{"db", "juju-info"},
 			},
 			{
 				Name: "logging", CharmName: "logging", CharmUrl: "local:logging-2", CharmRev: 2, CharmOrigin: "local",
