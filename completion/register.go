@@ -33,6 +33,8 @@ type Source interface {
 	Names(ctx context.Context, controller, model string, kind client.NameKind, prefix string) ([]string, error)
 	// Timeout replaces Timeout when positive.
 	Timeout() time.Duration
+	// Repository is where deploy looks bare charm names up ($JUJU_REPOSITORY; "" when unset).
+	Repository() string
 }
 
 // ValuesAnnotation on a flag lists the values its completion offers, for flags whose values
@@ -96,14 +98,15 @@ var argSpecs = map[string]argSpec{
 	"destroy-controller": firstController,
 	"ssh":                sshTarget,
 	"scp":                scpLocation,
+	"deploy":             deployCharm,
 	"set-model-constraints": func(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return constraintWords(args, toComplete)
 	},
 }
 
-// fileArgs are the commands whose arguments are paths (a charm directory); every other command
-// without completion of its own completes no files.
-var fileArgs = []string{"deploy", "help"}
+// fileArgs are the commands whose arguments are paths; every other command without completion
+// of its own completes no files.
+var fileArgs = []string{"help"}
 
 func (c *completer) registerArgs(cmd *cobra.Command) {
 	if cmd.ValidArgsFunction != nil || len(cmd.ValidArgs) > 0 || !cmd.Runnable() {

@@ -23,6 +23,7 @@ type fakeSource struct {
 	names   map[client.NameKind][]string
 	models  map[string][]string // the store's models by controller
 	failing bool                // Names fails, as a dead controller does
+	repo    string              // $JUJU_REPOSITORY
 
 	mu    sync.Mutex
 	calls []string // "controller model kind prefix"
@@ -30,6 +31,8 @@ type fakeSource struct {
 }
 
 func (f *fakeSource) Timeout() time.Duration { return 0 }
+
+func (f *fakeSource) Repository() string { return f.repo }
 
 func (f *fakeSource) Controllers() ([]string, error) { return []string{"dead", "test"}, nil }
 

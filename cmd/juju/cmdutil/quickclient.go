@@ -71,6 +71,9 @@ func (s CompletionSource) Target(flags *pflag.FlagSet) (controller, model string
 	return cfg.Controller, cfg.Model, nil
 }
 
+// Repository is $JUJU_REPOSITORY, where deploy looks bare charm names up.
+func (s CompletionSource) Repository() string { return s.f.v.GetString("repository") }
+
 // Timeout is $JUJU_COMPLETION_TIMEOUT (a Go duration such as 1s), for a controller too far away
 // for completion's default; zero when unset or not valid.
 func (s CompletionSource) Timeout() time.Duration {
