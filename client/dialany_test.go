@@ -3,51 +3,13 @@ package client
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/internal/testutil/deadaddr"
 )
-
-// refusedAddr is a loopback address nothing listens on.
-func refusedAddr(t *testing.T) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
-	return addr
-}
-
-// silentAddr accepts connections and never speaks: a hung or firewalled controller.
-func silentAddr(t *testing.T) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lis.Close() })
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := lis.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	return lis.Addr().String()
-}
 
 func endpoints(base Config, addrs ...string) []Config {
 	var out []Config
@@ -68,10 +30,10 @@ func TestDialAnyFallsOver(t *testing.T) {
 		name  string
 		addrs func(t *testing.T) []string
 	}{
-		{"refused first", func(t *testing.T) []string { return []string{refusedAddr(t), live} }},
-		{"silent first", func(t *testing.T) []string { return []string{silentAddr(t), live} }},
-		{"two dead first", func(t *testing.T) []string { return []string{silentAddr(t), refusedAddr(t), live} }},
-		{"live first", func(t *testing.T) []string { return []string{live, silentAddr(t)} }},
+		{"refused first", func(t *testing.T) []string { return []string{deadaddr.Refused(t), live} }},
+		{"silent first", func(t *testing.T) []string { return []string{deadaddr.Silent(t), live} }},
+		{"two dead first", func(t *testing.T) []string { return []string{deadaddr.Silent(t), deadaddr.Refused(t), live} }},
+		{"live first", func(t *testing.T) []string { return []string{live, deadaddr.Silent(t)} }},
 	} {
 		for _, tag := range []string{"user-admin", "machine-0"} {
 			t.Run(tt.name+"/"+tag, func(t *testing.T) {
@@ -111,7 +73,7 @@ func TestDialAnyFallsOver(t *testing.T) {
 // deadline.
 func TestDialAnyAllDown(t *testing.T) {
 	ca := newTestCA(t)
-	refused, silent := refusedAddr(t), silentAddr(t)
+	refused, silent := deadaddr.Refused(t), deadaddr.Silent(t)
 	cfg := userConfig("", ca)
 	cfg.DialTimeout = 300 * time.Millisecond
 	start := time.Now()

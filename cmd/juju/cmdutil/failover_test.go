@@ -3,7 +3,6 @@ package cmdutil_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -11,47 +10,15 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil"
 	"github.com/jujuclone/juju/cmd/juju/cmdutil/cmdtest"
+	"github.com/jujuclone/juju/internal/testutil/deadaddr"
 	"github.com/jujuclone/juju/output"
 )
-
-// deadAddrs are controller addresses that no longer answer: one refuses connections, one
-// accepts them and never speaks (a hung or firewalled host).
-func deadAddrs(t *testing.T) (refused, silent string) {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused = lis.Addr().String()
-	lis.Close()
-	hung, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hung.Close() })
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := hung.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	return refused, hung.Addr().String()
-}
 
 // The CLI reaches a controller through any address controllers.yaml knows for it: dead first
 // endpoints cost a moment, not the 5 s per-address deadline each.
 func TestConnectFallsOverToALiveEndpoint(t *testing.T) {
 	ctrl := cmdtest.StartController(t)
-	refused, silent := deadAddrs(t)
+	refused, silent := deadaddr.Refused(t), deadaddr.Silent(t)
 	for _, tt := range []struct {
 		name      string
 		endpoints []string
@@ -95,8 +62,8 @@ func TestConnectFallsOverToALiveEndpoint(t *testing.T) {
 func TestConnectAllEndpointsDead(t *testing.T) {
 	ctrl := cmdtest.StartController(t)
 	store := ctrl.UseStore(t)
-	refused, _ := deadAddrs(t)
-	other, _ := deadAddrs(t)
+	refused := deadaddr.Refused(t)
+	other := deadaddr.Refused(t)
 	d, err := store.ControllerByName("local")
 	if err != nil {
 		t.Fatal(err)
