@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/base"
-	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/version"
 )
 
@@ -29,7 +27,7 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	if err != nil {
 		return nil, err
 	}
-	resp := fullStatus(snap, s.cfg.ControllerName)
+	resp := fullStatus(snap, s.cfg.ControllerName, func(ch *storepb.Charm) []string { return s.st.CharmEndpoints(m.Uuid, ch) })
 	resp.ControllerTime = s.cfg.Now().UnixNano()
 	if err := filter(resp, req.Patterns); err != nil {
 		return nil, err
@@ -37,8 +35,9 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	return resp, nil
 }
 
-// fullStatus turns one snapshot into the API's status shape.
-func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse {
+// fullStatus turns one snapshot into the API's status shape; endpoints lists a charm's
+// endpoints (State.CharmEndpoints).
+func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb.Charm) []string) *pb.FullStatusResponse {
 	mv := modelView(snap.Model, nil) // status shows no configuration
 	resp := &pb.FullStatusResponse{
 		Revision: snap.Revision,
@@ -57,7 +56,6 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		})
 	}
 	apps := map[string]*pb.ApplicationStatus{}
-	endpointsOf := map[string][]string{} // by charm URL: each charm's metadata is read once
 	for _, a := range snap.Applications {
 		as := &pb.ApplicationStatus{
 			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
@@ -70,7 +68,7 @@ func fullStatus(snap *state.Snapshot, controller string) *pb.FullStatusResponse 
 		}
 		if ch, ok := snap.Charms[a.CharmUrl]; ok {
 			as.CharmName, as.CharmRev = ch.Name, ch.Revision
-			as.Endpoints = charmEndpoints(endpointsOf, ch)
+			as.Endpoints = endpoints(ch)
 		}
 		apps[a.Name] = as
 		resp.Applications = append(resp.Applications, as)
@@ -271,27 +269,4 @@ func errContainers(scope string) error {
 		return apierr.Errorf(apierr.NotSupported, "%s containers are not supported by the local provider", scope)
 	}
 	return nil
-}
-
-// charmEndpoints lists a charm's endpoints, sorted, the implicit juju-info included; memo
-// keeps each charm's list for the rest of the call. A charm whose metadata cannot be read
-// (it was checked at upload) has none.
-func charmEndpoints(memo map[string][]string, ch *storepb.Charm) []string {
-	if eps, ok := memo[ch.Url]; ok {
-		return eps
-	}
-	var eps []string
-	if meta, err := state.CharmMeta(ch); err == nil {
-		for _, rels := range []map[string]charm.Relation{meta.Provides, meta.Requires, meta.Peers} {
-			for name := range rels {
-				eps = append(eps, name)
-			}
-		}
-		if !slices.Contains(eps, "juju-info") {
-			eps = append(eps, "juju-info")
-		}
-		slices.Sort(eps)
-	}
-	memo[ch.Url] = eps
-	return eps
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -172,4 +173,29 @@ func CharmMeta(doc *storepb.Charm) (*charm.Meta, error) {
 		return nil, fmt.Errorf("charm %q: %w", doc.Url, err)
 	}
 	return meta, nil
+}
+
+// CharmEndpoints lists the endpoints of a stored charm of model uuid, sorted, the implicit
+// juju-info included (show-application's endpoint-bindings). Status asks for them on every call,
+// so each charm's metadata is parsed once (a stored charm never changes). A charm whose
+// metadata cannot be read (it was checked at upload) has none.
+func (s *State) CharmEndpoints(uuid string, doc *storepb.Charm) []string {
+	key := uuid + " " + doc.Url
+	if eps, ok := s.charmEndpoints.Load(key); ok {
+		return eps.([]string)
+	}
+	var eps []string
+	if meta, err := CharmMeta(doc); err == nil {
+		for _, rels := range []map[string]charm.Relation{meta.Provides, meta.Requires, meta.Peers} {
+			for name := range rels {
+				eps = append(eps, name)
+			}
+		}
+		if !slices.Contains(eps, "juju-info") {
+			eps = append(eps, "juju-info")
+		}
+		slices.Sort(eps)
+	}
+	s.charmEndpoints.Store(key, eps)
+	return eps
 }

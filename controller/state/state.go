@@ -29,6 +29,8 @@ type State struct {
 	// changes (every upload is a new revision), and unit agents read their config on every
 	// wake-up.
 	charmConfigs sync.Map
+	// charmEndpoints caches each charm's endpoint names likewise, for status.
+	charmEndpoints sync.Map
 }
 
 // New wraps an etcd client.
