@@ -60,7 +60,7 @@ func TestSSHJourney(t *testing.T) {
 	// Copies both ways, a file and a tree; remote paths are this host's (the machine is a
 	// directory of it).
 	local := t.TempDir()
-	remote := t.TempDir()
+	remote := machineWritable(t) // the sessions run as the machine's uid when the tests run as root
 	write := func(path, content string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -108,12 +108,12 @@ func TestSSHJourney(t *testing.T) {
 	if r := e.ok("ssh-keys", "--full"); !strings.Contains(r.stdout, pub+"\n") {
 		t.Errorf("ssh-keys --full printed %q", r.stdout)
 	}
-	addr := e.sshdAddress("0")
+	addr, login := e.sshdAddress("0"), e.sshdLogin("0")
 	loginWith := func() (string, error) {
 		host, port, _ := strings.Cut(addr, ":")
 		out, err := exec.Command("ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
 			"-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
-			"-i", keyFile, "-p", port, "root@"+host, "echo in").CombinedOutput()
+			"-i", keyFile, "-p", port, login+"@"+host, "echo in").CombinedOutput()
 		return string(out), err
 	}
 	eventually(t, "the added key opens machine 0", func() bool { out, err := loginWith(); return err == nil && out == "in\n" })
@@ -160,7 +160,14 @@ func TestSSHJourney(t *testing.T) {
 
 // sshdAddress is address:port of the ssh server of machine id of the current model, as its
 // agent configured it.
-func (e *env) sshdAddress(id string) string {
+func (e *env) sshdAddress(id string) string { return e.sshdSetting(id, "ListenAddress") }
+
+// sshdLogin is the account the ssh server of machine id logs in: the controller's (root), or
+// the machine's own when it has a uid of its own.
+func (e *env) sshdLogin(id string) string { return e.sshdSetting(id, "AllowUsers") }
+
+// sshdSetting is a setting of the ssh server of machine id of the current model.
+func (e *env) sshdSetting(id, key string) string {
 	e.t.Helper()
 	s := e.status()
 	m, ok := s.Machines[id]
@@ -173,11 +180,11 @@ func (e *env) sshdAddress(id string) string {
 		e.t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "ListenAddress "); ok {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
 			return v
 		}
 	}
-	e.t.Fatalf("no ListenAddress in %s", config)
+	e.t.Fatalf("no %s in %s", key, config)
 	return ""
 }
 
@@ -232,4 +239,19 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// machineWritable is a directory a machine's processes may write, whatever uid they run as
+// (a test's own temporary directories are root's alone).
+func machineWritable(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "e2e-machine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

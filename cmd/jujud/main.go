@@ -73,6 +73,14 @@ func run(args []string) int {
 			if cfg.DataDir == "" {
 				return fmt.Errorf("--data-dir is required")
 			}
+			// The agents run apart, in `jujud agents`, so that they outlive this process;
+			// --agents-in-process keeps the former layout (agents as goroutines of this
+			// process), which the benchmarks measure against.
+			if !v.GetBool("agents-in-process") {
+				if cfg.AgentHostBinary, err = os.Executable(); err != nil {
+					return fmt.Errorf("finding jujud for the agent host: %w", err)
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			return daemon.Run(ctx, cfg)
@@ -91,7 +99,10 @@ func run(args []string) int {
 	f.Duration("hook-timeout", 5*time.Minute, "how long a charm hook may run before it is killed and reported as failed")
 	f.Bool("unsafe-no-fsync", false, "do not fsync the embedded store (tests and benchmarks only)")
 	_ = f.MarkHidden("unsafe-no-fsync")
+	f.Bool("agents-in-process", false, "run the agents in this process, as before the agent host (benchmarks only): they stop with it")
+	_ = f.MarkHidden("agents-in-process")
 	_ = v.BindPFlags(f)
+	cmd.AddCommand(newAgentsCmd())
 	cmd.SetArgs(args)
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "ERROR %v\n", err)

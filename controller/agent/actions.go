@@ -146,6 +146,9 @@ type procSpec struct {
 	// stderr at WARNING.
 	log    *unitLog
 	module string
+	// as is the agent's configuration: the process runs as its machine's uid when it has one
+	// (Conf.procAttr).
+	as Conf
 }
 
 // procResult is how a task's process ended.
@@ -165,7 +168,7 @@ type procResult struct {
 func runProc(ctx context.Context, abort <-chan struct{}, p procSpec) procResult {
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Dir, cmd.Env = p.dir, p.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = p.as.procAttr()
 	cmd.WaitDelay = outputWait
 	stdout := &capture{limit: maxTaskOutput}
 	stderr := &capture{limit: maxTaskOutput}
@@ -611,7 +614,7 @@ func (a *unitAgent) execAction(ctx context.Context, run *taskRun, env []string, 
 	}
 	res := runProc(ctx, abort, procSpec{
 		path: path, dir: a.charmDir(), env: append(env, "JUJU_DISPATCH_PATH=actions/"+run.name),
-		log: a.log, module: "unit." + a.conf.ID + "." + run.name,
+		log: a.log, module: "unit." + a.conf.ID + "." + run.name, as: a.conf,
 	})
 	if res.stopped {
 		return taskOutcome{}
@@ -639,7 +642,7 @@ func (a *unitAgent) execCommand(ctx context.Context, run *taskRun, env []string,
 		return taskOutcome{status: taskFailed, message: "no command parameter to juju-exec action"}
 	}
 	res := runProc(ctx, abort, procSpec{
-		path: "/bin/bash", args: []string{"-c", command}, dir: a.charmDir(), env: env, timeout: run.timeout(),
+		path: "/bin/bash", args: []string{"-c", command}, dir: a.charmDir(), env: env, timeout: run.timeout(), as: a.conf,
 	})
 	if res.stopped {
 		return taskOutcome{}
@@ -895,8 +898,18 @@ func (a *machineAgent) execCommand(ctx context.Context, run *taskRun, abort <-ch
 	}
 	// The command itself stays out of the model log: it may carry secrets.
 	a.log.write("INFO", "juju.worker.machineactions", fmt.Sprintf("running exec task %s", run.id))
+	dir, env := a.dir, os.Environ()
+	if a.conf.isolated() {
+		// As the machine's uid, in its home directory, with none of the agent's environment
+		// (the controller's: it may hold the admin's own variables).
+		home, err := ensureHome(a.dir, a.conf)
+		if err != nil {
+			return taskOutcome{status: taskFailed, message: err.Error()}
+		}
+		dir, env = home, []string{"PATH=" + systemPath, "HOME=" + home, "LANG=C.UTF-8"}
+	}
 	res := runProc(ctx, abort, procSpec{
-		path: "/bin/bash", args: []string{"-c", command}, dir: a.dir, env: os.Environ(), timeout: run.timeout(),
+		path: "/bin/bash", args: []string{"-c", command}, dir: dir, env: env, timeout: run.timeout(), as: a.conf,
 	})
 	switch {
 	case res.stopped:

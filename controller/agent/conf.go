@@ -4,9 +4,11 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/jujuclone/juju/internal/atomicfile"
 )
@@ -27,6 +29,34 @@ type Conf struct {
 	// address of its own), and Zone its availability zone; a machine's units inherit both.
 	Address string `json:"address,omitempty"`
 	Zone    string `json:"zone,omitempty"`
+	// UID and GID are the machine's own user and group (0: none), given by the local provider
+	// when the controller runs as root: the processes the machine's agents start for charm
+	// code (hooks, actions, juju exec, juju ssh sessions) run as them, so that charm code can
+	// read nothing of the controller or of other machines. A machine's units inherit them.
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+}
+
+// isolated reports whether the machine's charm code runs as the machine's own uid: the machine
+// has one and this process may switch to it (a controller restarted without root cannot).
+func (c Conf) isolated() bool { return c.UID > 0 && os.Geteuid() == 0 }
+
+// credential is who processes for charm code run as: nil (this process's own user) unless
+// isolated. Groups is empty, not nil, so that the process drops the agent's groups.
+func (c Conf) credential() *syscall.Credential {
+	if !c.isolated() {
+		return nil
+	}
+	return &syscall.Credential{Uid: uint32(c.UID), Gid: uint32(c.GID), Groups: []uint32{}}
+}
+
+// procAttr is how a process for charm code starts: in its own process group, so that a time
+// limit or a cancel kills what it started too; killed with SIGKILL when the agent's process
+// dies, so that no hook outlives its agent (a restarted agent would run it again beside it);
+// and as the machine's uid when isolated (the kernel sets the death signal after the switch,
+// which would otherwise clear it).
+func (c Conf) procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: c.credential()}
 }
 
 // defaultAddress is the address of an agent configured before machines had addresses of
@@ -41,16 +71,52 @@ func (c Conf) address() string {
 	return c.Address
 }
 
-// WriteConf writes dir/agent.conf (dir is created 0700).
+// WriteConf writes dir/agent.conf (dir is created 0700). When the conf names a machine uid,
+// dir becomes root:<gid> 0710: the machine's processes may pass through it to what is theirs
+// below (the charm, the home directory), but not list it, and nothing in it (agent.conf, the
+// logs, the uniter's record, all root's and 0600) is open to them. Other uids may not enter it.
 func WriteConf(dir string, c Conf) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating agent dir: %w", err)
+	if err := prepareAgentDir(dir, c); err != nil {
+		return err
 	}
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding agent conf: %w", err)
 	}
 	return atomicfile.Write(filepath.Join(dir, ConfFile), data, 0o600)
+}
+
+// prepareAgentDir makes dir (0700), or, when c names a machine uid, root:<gid> 0710 (see
+// WriteConf): an agent's directory, or the units/ and subordinates/ directories that hold them.
+func prepareAgentDir(dir string, c Conf) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating agent dir: %w", err)
+	}
+	if c.isolated() {
+		if err := errors.Join(os.Chown(dir, 0, c.GID), os.Chmod(dir, 0o710)); err != nil {
+			return fmt.Errorf("opening agent dir to its machine's uid: %w", err)
+		}
+	}
+	return nil
+}
+
+// homeDirName is the home directory of an isolated machine's charm code, in a unit's directory
+// (hooks, actions, juju exec) and in a machine's (juju exec --machine, juju ssh sessions).
+const homeDirName = "home"
+
+// ensureHome makes dir/home, the machine uid's own (0700), and returns it. It is made by root
+// in dir, which the uid cannot write, so the uid cannot have put anything in its place.
+func ensureHome(dir string, c Conf) (string, error) {
+	home := filepath.Join(dir, homeDirName)
+	if err := os.Mkdir(home, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("making the home directory: %w", err)
+	}
+	if c.isolated() {
+		if err := errors.Join(os.Lchown(home, c.UID, c.GID), os.Chmod(home, 0o700)); err != nil {
+			return "", fmt.Errorf("giving the home directory to the machine's uid: %w", err)
+		}
+	}
+	return home, nil
 }
 
 // ReadConf reads dir/agent.conf.

@@ -107,7 +107,12 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		if err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
-		if err := unpackCharm(archive, filepath.Join(dir, "charm")); err != nil {
+		// The unit's directory first, so that the charm is born in a directory only root and
+		// the machine's uid may enter.
+		if err := errors.Join(prepareAgentDir(d.root, d.conf), prepareAgentDir(dir, d.conf)); err != nil {
+			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+		}
+		if err := installCharm(archive, filepath.Join(dir, "charm"), d.conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
 		if err := recordDeployedCharm(dir, u.CharmUrl); err != nil {
@@ -116,6 +121,8 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		conf := Conf{
 			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: d.conf.Model,
 			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name, Address: d.conf.Address, Zone: d.conf.Zone,
+			// The machine's uid, for its units and their subordinates alike.
+			UID: d.conf.UID, GID: d.conf.GID,
 		}
 		if err := WriteConf(dir, conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/version"
 )
@@ -59,8 +61,9 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) err
 	cmd := exec.CommandContext(hctx, path)
 	cmd.Dir = a.charmDir()
 	cmd.Env = env
-	// Its own process group, so that the time limit kills what the hook started too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so that the time limit kills what the hook started too; as the
+	// machine's uid when it has one; killed if the agent dies (Conf.procAttr).
+	cmd.SysProcAttr = a.conf.procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A daemon the hook leaves behind may keep its output open: stop reading soon after the
 	// hook itself exits.
@@ -121,6 +124,9 @@ func (w *lineLogger) flush() {
 // is the version `juju version` prints.
 const JujuVersion = version.Juju
 
+// systemPath is the PATH of charm code, after the hook tools.
+const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 // hookEnv is the environment of a hook, as Juju 3.6 gives it.
 func (a *unitAgent) hookEnv(h *hookSpec, contextID string, snap *snapshot) []string {
 	env := append(a.contextEnv(contextID, snap),
@@ -153,8 +159,8 @@ func (a *unitAgent) hookEnv(h *hookSpec, contextID string, snap *snapshot) []str
 // commands): the hook tools on PATH, the context id they present, and the unit's identity.
 func (a *unitAgent) contextEnv(contextID string, snap *snapshot) []string {
 	env := []string{
-		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"HOME=" + a.dir,
+		"PATH=" + a.toolsDir() + string(os.PathListSeparator) + systemPath,
+		"HOME=" + a.homeDir(),
 		"LANG=C.UTF-8",
 		"JUJU_VERSION=" + JujuVersion,
 		"JUJU_CONTEXT_ID=" + contextID,
@@ -173,4 +179,111 @@ func (a *unitAgent) contextEnv(contextID string, snap *snapshot) []string {
 	}
 	// The model's proxies (juju-http-proxy ... as JUJU_CHARM_HTTP_PROXY ...), as Juju gives them.
 	return append(env, modelconfig.ProxyEnv(snap.app.GetModelConfig())...)
+}
+
+// homeDir is HOME for the unit's processes: the unit's directory, or, when they run as the
+// machine's uid, the directory in it that the uid owns (the unit's directory is root's).
+func (a *unitAgent) homeDir() string {
+	if a.conf.isolated() {
+		return filepath.Join(a.dir, homeDirName)
+	}
+	return a.dir
+}
+
+// toolsBinaryLink is the hook tools' binary inside the tools directory, when the machine's uid
+// cannot reach the one the runner names (it sits under a directory only root may enter).
+const toolsBinaryLink = ".hook-tools"
+
+// installTools links the hook tools into the unit's tools directory. When the unit's charm code
+// runs as its machine's uid, the directory is 0755 (it holds only the links) and the links go
+// to a binary the uid can run: the runner's, or else a hard link (or copy) of it in the
+// directory. The binary is chosen before the links are made, so that a restarted agent never
+// points them, even for a moment, where a hook still running could not follow.
+func (a *unitAgent) installTools() error {
+	binary := a.toolsBinary
+	if a.conf.isolated() {
+		if err := os.MkdirAll(a.toolsDir(), 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(a.toolsDir(), 0o755); err != nil {
+			return fmt.Errorf("opening the hook tools to the machine's uid: %w", err)
+		}
+		if !a.conf.canRun(binary) {
+			var err error
+			if binary, err = linkBinary(a.toolsBinary, filepath.Join(a.toolsDir(), toolsBinaryLink)); err != nil {
+				return fmt.Errorf("giving the hook tools to the machine's uid: %w", err)
+			}
+			if !a.conf.canRun(binary) {
+				return fmt.Errorf("the hook tools binary %s cannot be run by uid %d", binary, a.conf.UID)
+			}
+		}
+	}
+	return hooktool.InstallTools(a.toolsDir(), binary)
+}
+
+// isolate readies the unit for charm code that runs as its machine's uid (nothing to do when it
+// does not): the home directory, and a tools server that answers that uid alone. It runs once
+// the tools server exists, before the first hook.
+func (a *unitAgent) isolate() error {
+	if !a.conf.isolated() {
+		return nil
+	}
+	if _, err := ensureHome(a.dir, a.conf); err != nil {
+		return err
+	}
+	a.tools.OnlyFrom(a.conf.UID)
+	return nil
+}
+
+// canRun reports whether the machine's processes may execute path: asked of the kernel, by a
+// shell running as them, so that every directory on the way and every link counts.
+func (c Conf) canRun(path string) bool {
+	cmd := exec.Command("/bin/sh", "-c", `[ -x "$1" ]`, "sh", path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.credential()}
+	return cmd.Run() == nil
+}
+
+// linkBinary puts binary at dst, a hard link when it can (same file system, executable by
+// anyone), else a copy (0755); a dst that is that binary already is kept. It returns dst.
+func linkBinary(binary, dst string) (string, error) {
+	src, err := os.Stat(binary)
+	if err != nil {
+		return "", err
+	}
+	if cur, err := os.Stat(dst); err == nil && os.SameFile(src, cur) {
+		return dst, nil
+	}
+	tmp := dst + ".tmp"
+	_ = os.Remove(tmp)
+	if src.Mode().Perm()&0o001 == 0 || os.Link(binary, tmp) != nil {
+		if err := copyFile(binary, tmp, 0o755); err != nil {
+			_ = os.Remove(tmp)
+			return "", err
+		}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		_ = os.Remove(tmp)
+		return "", err
+	}
+	return dst, nil
+}
+
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(dst, perm) // the umask may have taken bits off
 }

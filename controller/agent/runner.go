@@ -13,9 +13,9 @@ import (
 	"github.com/jujuclone/juju/client"
 )
 
-// Runner starts agents as goroutines of the controller process, sharing one connection to the
-// API; each agent still authenticates every call as itself, so moving agents into their own
-// processes later changes no agent code.
+// Runner starts agents as goroutines of one process (the agent host, package agent/host, or
+// the controller itself in tests), sharing one connection to the API; each agent
+// authenticates every call as itself.
 type Runner struct {
 	cfg    RunnerConfig
 	ctx    context.Context
@@ -117,6 +117,9 @@ func (r *Runner) client(conf Conf) *client.Client {
 	})
 }
 
+// backoffReset is how long an agent must have run for its next restart to wait the shortest.
+const backoffReset = 10 * time.Second
+
 // start runs fn until it returns nil or the runner stops, restarting it after failures.
 func (r *Runner) start(dir string, fn func(ctx context.Context) error) {
 	r.mu.Lock()
@@ -131,9 +134,15 @@ func (r *Runner) start(dir string, fn func(ctx context.Context) error) {
 		defer r.wg.Done()
 		backoff := 100 * time.Millisecond
 		for {
+			started := time.Now()
 			err := fn(ctx)
 			if err == nil || ctx.Err() != nil {
 				return
+			}
+			if time.Since(started) > backoffReset {
+				// It ran well for a while (a controller restart ended its watch): come back
+				// fast, not after the longest wait of some earlier trouble.
+				backoff = 100 * time.Millisecond
 			}
 			r.log.Warn("agent failed; restarting", "dir", dir, "err", err)
 			select {

@@ -29,7 +29,8 @@ import (
 // The ssh server of a machine, as Juju gives every machine one: Debian's OpenSSH sshd, bound to
 // the machine's own address, accepting the model's authorized keys and no passwords. It logs
 // in the account it runs as (the controller's), since the local provider's machines share this
-// host's accounts.
+// host's accounts; or, when the machine has a uid of its own, that uid, under an account only
+// the server sees (machineAccount).
 const (
 	sshdDirName     = "sshd"
 	sshdConfigFile  = "sshd_config"
@@ -38,6 +39,10 @@ const (
 	sshdPidFile     = "sshd.pid"
 	sshdPortFile    = "port"
 	sshdLogFile     = "sshd.log"
+	// sshdPasswdFile and sshdGroupFile are the account databases an isolated machine's server
+	// sees as /etc/passwd and /etc/group: the host's, and the machine's account.
+	sshdPasswdFile = "passwd"
+	sshdGroupFile  = "group"
 	// sshdPort is where ssh clients look first; a server that cannot bind it (not root, or
 	// the address's port 22 is taken) takes a port of its own, which clients read from the store.
 	sshdPort = 22
@@ -91,9 +96,17 @@ func (s *sshServer) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("ssh server: %w", err)
 	}
-	login, err := user.Current()
+	current, err := user.Current()
 	if err != nil {
 		return s.cannotServe(ctx, fmt.Errorf("finding the account to log in: %w", err))
+	}
+	login := current.Username
+	var account *machineAccount
+	if s.conf.isolated() {
+		if account, err = s.machineAccount(); err != nil {
+			return s.cannotServe(ctx, err)
+		}
+		login = account.name
 	}
 	if os.Geteuid() == 0 {
 		if err := os.MkdirAll(sshdPrivsepDir, 0o755); err != nil {
@@ -112,7 +125,7 @@ func (s *sshServer) run(ctx context.Context) error {
 	}()
 	reported := int64(-1)
 	err = s.api.WatchAuthorizedKeys(ctx, s.conf.Model, s.conf.ID, func(keys *pb.AuthorizedKeys) error {
-		if err := writeAuthorizedKeys(filepath.Join(s.dir, sshdKeysFile), keys.Keys); err != nil {
+		if err := writeAuthorizedKeys(filepath.Join(s.dir, sshdKeysFile), keys.Keys, s.conf); err != nil {
 			return err
 		}
 		if proc == nil && len(keys.Keys) == 0 {
@@ -121,7 +134,7 @@ func (s *sshServer) run(ctx context.Context) error {
 			return nil
 		}
 		if proc == nil {
-			started, err := s.start(sshd, login.Username)
+			started, err := s.start(sshd, login, account)
 			if err != nil {
 				return err
 			}
@@ -136,7 +149,7 @@ func (s *sshServer) run(ctx context.Context) error {
 		}
 		err := s.api.SetSSHHost(ctx, &pb.SetSSHHostRequest{
 			Model: s.conf.Model, MachineId: s.conf.ID, Address: s.conf.address(), Port: int32(proc.port),
-			User: login.Username, HostKey: hostKey, KeysRevision: keys.Revision,
+			User: login, HostKey: hostKey, KeysRevision: keys.Revision,
 		})
 		if err != nil {
 			return fmt.Errorf("recording the ssh server: %w", err)
@@ -183,8 +196,73 @@ func (s *sshServer) cannotServe(ctx context.Context, why error) error {
 	return nil
 }
 
+// machineAccount is the account an isolated machine's sshd logs in: the machine's uid and gid
+// under the machine's name (its instance id, juju-<model>-<machine>), with the machine's home
+// directory and bash. The uid has no account on the host (see controller/provider/local), and
+// sshd, sftp and scp want one; so the server runs in a mount namespace of its own, where
+// /etc/passwd and /etc/group are bound to copies of the host's with the machine's account
+// added (startSSHD). The host's own files are never written. sshd switches to the uid itself,
+// so every session, command and copy runs as it, with the environment sshd gives a user.
+type machineAccount struct{ name, passwd, group string }
+
+// machineAccount readies the server of an isolated machine: its directory (root:<gid> 0710, so
+// that sshd, reading authorized_keys as the user, can), the machine's home, and the account
+// files.
+func (s *sshServer) machineAccount() (*machineAccount, error) {
+	if err := prepareAgentDir(s.dir, s.conf); err != nil {
+		return nil, err
+	}
+	home, err := ensureHome(filepath.Dir(s.dir), s.conf)
+	if err != nil {
+		return nil, err
+	}
+	a := &machineAccount{name: machineUser(s.conf),
+		passwd: filepath.Join(s.dir, sshdPasswdFile), group: filepath.Join(s.dir, sshdGroupFile)}
+	// "*": no password (and not locked, which sshd would refuse).
+	user := fmt.Sprintf("%s:*:%d:%d:juju machine %s:%s:/bin/bash", a.name, s.conf.UID, s.conf.GID, s.conf.ID, home)
+	group := fmt.Sprintf("%s:x:%d:", a.name, s.conf.GID)
+	for _, f := range []struct {
+		host, copy, line string
+		id               int
+	}{{"/etc/passwd", a.passwd, user, s.conf.UID}, {"/etc/group", a.group, group, s.conf.GID}} {
+		if err := withAccount(f.host, f.copy, a.name, f.id, f.line); err != nil {
+			return nil, fmt.Errorf("ssh server: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// machineUser is an isolated machine's account name: its instance id, as the local provider
+// names it (juju-<last 6 of the model's uuid>-<machine>, under 32 characters).
+func machineUser(c Conf) string {
+	short := c.Model
+	if len(short) > 6 {
+		short = short[len(short)-6:]
+	}
+	return "juju-" + short + "-" + strings.ReplaceAll(c.ID, "/", "-")
+}
+
+// withAccount writes copy (0644): the account database host without any entry of name or id,
+// then line.
+func withAccount(host, copy, name string, id int, line string) error {
+	data, err := os.ReadFile(host)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		fields := strings.Split(l, ":")
+		if len(fields) > 2 && (fields[0] == name || fields[2] == strconv.Itoa(id)) {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(line + "\n")
+	return atomicfile.Write(copy, []byte(b.String()), 0o644)
+}
+
 // start starts sshd on the machine's address and returns once it listens.
-func (s *sshServer) start(sshd, login string) (*sshdProcess, error) {
+func (s *sshServer) start(sshd, login string, account *machineAccount) (*sshdProcess, error) {
 	addr := s.conf.address()
 	saved, _ := readPort(filepath.Join(s.dir, sshdPortFile))
 	port, err := choosePort(addr, s.port, saved)
@@ -202,7 +280,7 @@ func (s *sshServer) start(sshd, login string) (*sshdProcess, error) {
 	if err := atomicfile.Write(configPath, []byte(config), 0o600); err != nil {
 		return nil, err
 	}
-	return startSSHD(sshd, configPath, filepath.Join(s.dir, sshdLogFile), port)
+	return startSSHD(sshd, configPath, filepath.Join(s.dir, sshdLogFile), port, account)
 }
 
 // choosePort picks the port the server binds on addr: preferred if free, else the port it
@@ -301,15 +379,37 @@ func ensureHostKey(path string) (string, error) {
 	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))), nil
 }
 
-// writeAuthorizedKeys replaces the server's authorized_keys; sshd reads it at each login.
-func writeAuthorizedKeys(path string, keys []string) error {
+// writeAuthorizedKeys replaces the server's authorized_keys; sshd reads it at each login, as
+// the user who logs in: an isolated machine's uid reads it through its group (0640).
+func writeAuthorizedKeys(path string, keys []string, c Conf) error {
 	var b strings.Builder
 	b.WriteString("# The model's authorized keys, written by the machine agent (juju add-ssh-key).\n")
 	for _, k := range keys {
 		b.WriteString(strings.TrimSpace(k))
 		b.WriteByte('\n')
 	}
-	return atomicfile.Write(path, []byte(b.String()), 0o600)
+	if !c.isolated() {
+		return atomicfile.Write(path, []byte(b.String()), 0o600)
+	}
+	// Readable by the group before it is in place, so that no login finds it unreadable. The
+	// directory is root's, so the uid cannot have put anything at tmp.
+	tmp := path + ".tmp"
+	_ = os.Remove(tmp)
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	err := os.Chown(tmp, 0, c.GID)
+	if err == nil {
+		err = os.Chmod(tmp, 0o640)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // stopStale ends an sshd of this machine left by an agent that died without stopping it (its
@@ -350,10 +450,18 @@ type sshdProcess struct {
 
 // startSSHD starts sshd in the foreground, logging to logPath, and waits until it says it
 // listens (or fails to).
-func startSSHD(sshd, configPath, logPath string, port int) (*sshdProcess, error) {
+func startSSHD(sshd, configPath, logPath string, port int, account *machineAccount) (*sshdProcess, error) {
 	cmd := exec.Command(sshd, "-D", "-e", "-f", configPath)
 	// The server must not outlive the controller process that supervises it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if account != nil {
+		// Its own mount namespace (made private, so nothing leaks to the host), where the
+		// account files are bound over the host's before sshd starts in the same process.
+		cmd = exec.Command("/bin/sh", "-c", `mount --bind "$1" /etc/passwd && mount --bind "$2" /etc/group && exec "$3" -D -e -f "$4"`,
+			"sh", account.passwd, account.group, sshd, configPath)
+		attr.Unshareflags = syscall.CLONE_NEWNS
+	}
+	cmd.SysProcAttr = attr
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

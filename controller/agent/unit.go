@@ -108,6 +108,10 @@ func (a *unitAgent) charmDir() string { return filepath.Join(a.dir, "charm") }
 func (a *unitAgent) toolsDir() string { return filepath.Join(a.dir, "tools") }
 
 func (a *unitAgent) run(ctx context.Context) error {
+	// The watches end with this run (an error restarts the agent with new ones): a stopped
+	// agent must not look connected.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if err := a.setup(ctx); err != nil {
 		return err
 	}
@@ -226,7 +230,7 @@ func (a *unitAgent) setup(ctx context.Context) error {
 	go func() { a.log.ship(logCtx); close(shipped) }()
 	a.stopLog = func() { stopLog(); <-shipped }
 	if a.toolsBinary != "" {
-		if err := hooktool.InstallTools(a.toolsDir(), a.toolsBinary); err != nil {
+		if err := a.installTools(); err != nil {
 			a.teardown()
 			return fmt.Errorf("unit %s: installing hook tools: %w", a.conf.ID, err)
 		}
@@ -235,6 +239,10 @@ func (a *unitAgent) setup(ctx context.Context) error {
 	if a.tools, err = hooktool.NewServer(a.toolsAddr); err != nil {
 		a.teardown()
 		return fmt.Errorf("unit %s: serving hook tools: %w", a.conf.ID, err)
+	}
+	if err := a.isolate(); err != nil {
+		a.teardown()
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
 	go a.tools.Serve(ctx)
 	return nil

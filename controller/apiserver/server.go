@@ -35,6 +35,9 @@ type Config struct {
 	LogSink *logsink.Sink
 	// Log is the controller's log, where failed logins are reported; none when nil.
 	Log *slog.Logger
+	// PresenceGrace is how long an agent may be without a watch before status shows it lost
+	// (default DefaultPresenceGrace), counted from the server's start or the agent's last watch.
+	PresenceGrace time.Duration
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -47,6 +50,9 @@ func New(cfg Config) *grpc.Server {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PresenceGrace == 0 {
+		cfg.PresenceGrace = DefaultPresenceGrace
 	}
 	auth := &authenticator{st: cfg.State, log: cfg.Log, throttle: newLoginThrottle(cfg.Now), cache: map[string]cachedHash{}}
 	if cfg.Context != nil {
@@ -63,7 +69,7 @@ func New(cfg Config) *grpc.Server {
 	if hubCtx == nil {
 		hubCtx = context.Background()
 	}
-	b := &service{st: cfg.State, cfg: cfg, hub: cfg.State.NewHub(hubCtx)}
+	b := &service{st: cfg.State, cfg: cfg, hub: cfg.State.NewHub(hubCtx), presence: newPresence(cfg.Now, cfg.PresenceGrace)}
 	pb.RegisterControllerServiceServer(srv, &controllerServer{service: b})
 	pb.RegisterApplicationServiceServer(srv, &applicationServer{service: b})
 	pb.RegisterMachineServiceServer(srv, &machineServer{service: b})
@@ -82,6 +88,8 @@ type service struct {
 	st  *state.State
 	cfg Config
 	hub *state.Hub // every Watch call shares one store watch per model
+	// presence: which agents have a watch open (status shows the others lost).
+	presence *presence
 }
 
 // model resolves a model reference (name or UUID) to its document.

@@ -2,14 +2,19 @@ package apiserver
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/base"
+	"github.com/jujuclone/juju/core/life"
+	"github.com/jujuclone/juju/core/names"
+	"github.com/jujuclone/juju/core/status"
 	"github.com/jujuclone/juju/core/version"
 )
 
@@ -27,8 +32,10 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	if err != nil {
 		return nil, err
 	}
-	resp := fullStatus(snap, s.cfg.ControllerName, func(ch *storepb.Charm) []string { return s.st.CharmEndpoints(m.Uuid, ch) })
+	resp := fullStatus(snap, s.cfg.ControllerName, func(ch *storepb.Charm) []string { return s.st.CharmEndpoints(m.Uuid, ch) },
+		s.presence.alive(m.Uuid))
 	resp.ControllerTime = s.cfg.Now().UnixNano()
+	resp.Model.Warning = local.IsolationWarning() // machines without uids of their own, said plainly
 	if err := filter(resp, req.Patterns); err != nil {
 		return nil, err
 	}
@@ -36,8 +43,12 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 }
 
 // fullStatus turns one snapshot into the API's status shape; endpoints lists a charm's
-// endpoints (State.CharmEndpoints).
-func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb.Charm) []string) *pb.FullStatusResponse {
+// endpoints (State.CharmEndpoints); alive says whether a machine's or unit's agent is connected
+// (presence.alive; nil: every agent is).
+func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb.Charm) []string, alive func(kind, id string) bool) *pb.FullStatusResponse {
+	if alive == nil {
+		alive = func(string, string) bool { return true }
+	}
 	mv := modelView(snap.Model, nil) // status shows no configuration
 	resp := &pb.FullStatusResponse{
 		Revision: snap.Revision,
@@ -48,12 +59,16 @@ func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb
 	}
 	blockers := snap.Blockers()
 	for _, m := range snap.Machines {
-		resp.Machines = append(resp.Machines, &pb.MachineStatus{
+		ms := &pb.MachineStatus{
 			Id: m.Id, Life: m.Life, Base: pbBase(m.Base), Constraints: m.Constraints, Hardware: m.Hardware,
 			InstanceId: m.InstanceId, DnsName: m.DnsName, AgentStatus: statusInfo(m.AgentStatus),
 			InstanceStatus: statusInfo(m.InstanceStatus), Jobs: m.Jobs, Hostname: m.Hostname,
 			BlockedBy: blockers.Machines[m.Id], ForceAfter: m.ForceAfter,
-		})
+		}
+		if machineCanBeDown(m) && !alive(state.KindMachine, m.Id) {
+			ms.AgentStatus = &pb.StatusInfo{Status: string(status.Down), Message: agentNotCommunicating, Since: ms.AgentStatus.GetSince()}
+		}
+		resp.Machines = append(resp.Machines, ms)
 	}
 	apps := map[string]*pb.ApplicationStatus{}
 	for _, a := range snap.Applications {
@@ -73,13 +88,33 @@ func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb
 		apps[a.Name] = as
 		resp.Applications = append(resp.Applications, as)
 	}
+	// An application whose status derives from its units' derives it from what they stored,
+	// not from what a lost agent shows (as Juju does): storedUnits keeps those of apps with one.
+	storedUnits := map[string][]*storepb.Unit{}
 	for _, u := range snap.Units {
 		as, ok := apps[u.Application]
 		if !ok {
 			continue
 		}
 		as.UnitCount++
-		as.Units = append(as.Units, unitStatus(u, snap.Leaders[u.Application] == u.Name, blockers))
+		us := unitStatus(u, snap.Leaders[u.Application] == u.Name, blockers)
+		if unitCanBeLost(u) && !alive(state.KindUnit, u.Name) {
+			showLost(us)
+			storedUnits[u.Application] = nil
+		}
+		as.Units = append(as.Units, us)
+	}
+	if len(storedUnits) > 0 {
+		for _, u := range snap.Units {
+			if units, ok := storedUnits[u.Application]; ok {
+				storedUnits[u.Application] = append(units, u)
+			}
+		}
+		for app, units := range storedUnits {
+			if as := apps[app]; as.Status == nil {
+				as.Status = derivedStatus(units)
+			}
+		}
 	}
 	for _, r := range snap.Relations {
 		rs := &pb.RelationStatus{
@@ -102,6 +137,78 @@ func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb
 		addEndpointRelations(apps, r)
 	}
 	return resp
+}
+
+// The messages of an agent that status shows lost, Juju's (its apiserver's ModelPresenceContext).
+const agentNotCommunicating = "agent is not communicating with the server"
+
+func agentLostMessage(unit string) string {
+	return fmt.Sprintf("agent lost, see 'juju show-status-log %s'", unit)
+}
+
+// machineCanBeDown: a machine whose agent should be connected, as Juju decides it: not one
+// still pending (no instance, or its agent never started) or stopped, and not a dead one, whose
+// agent has stopped for good (L-M3).
+func machineCanBeDown(m *storepb.Machine) bool {
+	switch status.Status(m.AgentStatus.GetStatus()) {
+	case status.Pending, status.Stopped, "":
+		return false
+	}
+	return m.Life != string(life.Dead)
+}
+
+// unitCanBeLost: a unit whose agent should be connected, as Juju decides it: not one still
+// being deployed or installed (allocating, running its install hook, or with the workload
+// status of those steps), and not a dead one.
+func unitCanBeLost(u *storepb.Unit) bool {
+	if u.Life == string(life.Dead) {
+		return false
+	}
+	agent, workload := u.AgentStatus, u.WorkloadStatus
+	switch status.Status(agent.GetStatus()) {
+	case status.Allocating, status.Running, "":
+		return false
+	case status.Executing:
+		if agent.GetMessage() == "running install hook" {
+			return false
+		}
+	}
+	switch status.Status(workload.GetStatus()) {
+	case status.Maintenance:
+		return workload.GetMessage() != "installing charm software"
+	case status.Waiting:
+		switch workload.GetMessage() {
+		case "waiting for machine", "installing agent", "agent initialising":
+			return false
+		}
+	}
+	return true
+}
+
+// showLost shows a unit's agent lost, and its workload unknown unless it is in error or
+// terminated (which the agent's return should still find), as Juju shows them.
+func showLost(us *pb.UnitStatus) {
+	if w := status.Status(us.WorkloadStatus.GetStatus()); w != status.Error && w != status.Terminated {
+		us.WorkloadStatus = &pb.StatusInfo{Status: string(status.Unknown), Message: agentLostMessage(us.Name), Since: us.WorkloadStatus.GetSince()}
+	}
+	us.AgentStatus = &pb.StatusInfo{Status: string(status.Lost), Message: agentNotCommunicating, Since: us.AgentStatus.GetSince()}
+}
+
+// derivedStatus is the status of an application that set none: the stored workload status of
+// the most severe of its units (the first in natural order among equals), unknown without
+// units, as juju status derives it.
+func derivedStatus(units []*storepb.Unit) *pb.StatusInfo {
+	var best *storepb.Unit
+	for _, u := range units {
+		d := status.Severity(status.Status(u.WorkloadStatus.GetStatus())) - status.Severity(status.Status(best.GetWorkloadStatus().GetStatus()))
+		if best == nil || d > 0 || d == 0 && names.NaturalLess(u.Name, best.Name) {
+			best = u
+		}
+	}
+	if best.GetWorkloadStatus().GetStatus() == "" {
+		return &pb.StatusInfo{Status: string(status.Unknown)}
+	}
+	return statusInfo(best.WorkloadStatus)
 }
 
 func unitStatus(u *storepb.Unit, leader bool, blockers state.Blockers) *pb.UnitStatus {
@@ -195,19 +302,80 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 	if err != nil {
 		return err
 	}
+	// An agent's open watch is what tells status it runs (presence.go). Counted before the
+	// header, so that once the agent's Watch returns, status knows it.
+	if e.Kind == "machine" || e.Kind == "unit" {
+		defer s.presence.connect(uuid, e.Kind, e.ID)()
+	}
+	// Status changes with presence, which no store key records: the admin's watches of units
+	// and machines hear of agents lost and back as changes of those entities.
+	var presenceWake <-chan struct{}
+	var sub *presenceSub
+	if e.IsAdmin() && presenceWatched(req.Targets, presenceChange{}) {
+		var stop func()
+		sub, stop = s.presence.subscribe(uuid)
+		defer stop()
+		presenceWake = sub.wake
+	}
 	// The header tells the client the watch is established: every later change will arrive.
 	if err := stream.SendHeader(nil); err != nil {
 		return err
 	}
-	for ev := range events {
-		if err := stream.Send(&pb.WatchEvent{Kind: ev.Kind, Id: ev.ID, Removed: ev.Removed, Revision: ev.Revision}); err != nil {
-			return err
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return apierr.Errorf(apierr.Unavailable, "watch ended; watch again")
+			}
+			if err := stream.Send(&pb.WatchEvent{Kind: ev.Kind, Id: ev.ID, Removed: ev.Removed, Revision: ev.Revision}); err != nil {
+				return err
+			}
+		case <-presenceWake:
+			for _, c := range sub.take() {
+				if !presenceWatched(req.Targets, c) {
+					continue
+				}
+				kind := c.kind
+				if kind == "" {
+					kind = state.KindModel // any agent of the model
+				}
+				if err := stream.Send(&pb.WatchEvent{Kind: kind, Id: c.id}); err != nil {
+					return err
+				}
+			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+}
+
+// presenceWatched reports whether a watch of targets shows the presence change c (the zero
+// change: of any agent): watches of the whole model, of the unit or machine, or of the unit's
+// application (whose status may derive from it). Life-only watches do not.
+func presenceWatched(targets []*pb.WatchTarget, c presenceChange) bool {
+	for _, t := range targets {
+		if t.LifeOnly {
+			continue
+		}
+		switch t.Kind {
+		case state.KindModel:
+			if t.Id == "" {
+				return true
+			}
+		case state.KindUnit, state.KindMachine:
+			if c.kind == "" || t.Kind == c.kind && (t.Id == "" || t.Id == c.id ||
+				strings.HasSuffix(t.Id, "/") && strings.HasPrefix(c.id, t.Id)) {
+				return true
+			}
+		case state.KindApplication:
+			app, _, _ := strings.Cut(c.id, "/")
+			if c.kind == "" || c.kind == state.KindUnit && (t.Id == "" || t.Id == app) {
+				return true
+			}
+		}
 	}
-	return apierr.Errorf(apierr.Unavailable, "watch ended; watch again")
+	return false
 }
 
 // mayWatch: agents watch only their own entities (a machine agent: its machine, the units

@@ -490,7 +490,7 @@ func TestExecParallelAndExecutionGroupsOnAMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := []string{findUnit(fs, "mysql/0").Machine}
-	marks := t.TempDir()
+	marks := sharedDir(t) // the commands write it as their machines' uids
 	mark := func(name string) string { return filepath.Join(marks, name) }
 
 	// Each waiting command can end only when a parallel command queued after it has run.
@@ -550,7 +550,7 @@ func TestExecGroupsAcrossUnitsOfAMachine(t *testing.T) {
 	units := []string{"mysql/0", "mysql/1"}
 
 	// Side by side: each command waits for the other's mark.
-	marks := t.TempDir()
+	marks := sharedDir(t) // the commands write it as their machines' uids
 	ids := enqueue(t, c, &pb.EnqueueRequest{Receivers: units,
 		Command: fmt.Sprintf(`touch %[1]s/$$; for i in $(seq 1200); do [ $(ls %[1]s | wc -l) -ge 2 ] && exit 0; sleep 0.05; done; exit 1`, marks)})
 	for _, id := range ids {

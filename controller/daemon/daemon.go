@@ -15,8 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/controller/agent/host"
 	"github.com/jujuclone/juju/controller/apiserver"
 	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/logsink"
@@ -60,6 +63,10 @@ type Config struct {
 	// ModelDefaults are the controller's model defaults, stored at the first start (bootstrap
 	// --model-default); a restart keeps what the store holds.
 	ModelDefaults map[string]string
+	// AgentHostBinary, when set, runs the local provider's agents apart from the controller,
+	// in `<AgentHostBinary> agents` (jujud), which outlives the controller (see package
+	// agent/host). Empty runs them as goroutines of this process (tests that need no more).
+	AgentHostBinary string
 }
 
 // Run serves until ctx ends, then shuts down cleanly.
@@ -70,7 +77,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("creating data dir: %w", err)
 	}
-	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+	// With charm code under machine uids the data dir must stay traversable (0711: nothing
+	// in it can be listed or read), also while the controller restarts, since the agent host
+	// and its hooks go on meanwhile (the local provider keeps each entry in it closed).
+	mode := os.FileMode(0o700)
+	if on, _ := local.Isolation(); on {
+		mode = 0o711
+	}
+	if err := os.Chmod(cfg.DataDir, mode); err != nil {
 		return fmt.Errorf("securing data dir: %w", err)
 	}
 	pidPath := filepath.Join(cfg.DataDir, bootstrap.PIDFile)
@@ -158,11 +172,18 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	runner := agent.NewRunner(workCtx, conn, cfg.Log, agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout,
-		LeaseDuration: cfg.LeaseDuration})
-	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, runner)
+	launcher, stopAgents, err := startAgents(workCtx, cfg, conn, info.APIAddr)
 	if err != nil {
 		stopWork()
+		conn.Close()
+		srv.Stop()
+		return err
+	}
+	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, launcher)
+	if err != nil {
+		stopWork()
+		stopAgents()
+		conn.Close()
 		srv.Stop()
 		return err
 	}
@@ -197,7 +218,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	stopWork()
 	<-workersDone
-	runner.Wait()
+	stopAgents()
 	conn.Close()
 	stopped := make(chan struct{})
 	go func() { srv.GracefulStop(); close(stopped) }()
@@ -210,6 +231,30 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("serving API: %w", err)
 	}
 	return nil
+}
+
+// startAgents returns what starts the local provider's agents: the agent host process
+// (cfg.AgentHostBinary), or a runner in this process. stop waits for in-process agents to
+// end (ctx ended) and lets an agent host go on without the controller.
+func startAgents(ctx context.Context, cfg Config, conn *grpc.ClientConn, apiAddr string) (local.Launcher, func(), error) {
+	rc := agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout, LeaseDuration: cfg.LeaseDuration}
+	if cfg.AgentHostBinary == "" {
+		runner := agent.NewRunner(ctx, conn, cfg.Log, rc)
+		return runner, runner.Wait, nil
+	}
+	command := []string{cfg.AgentHostBinary, "agents", "--data-dir", cfg.DataDir, "--api-addr", apiAddr,
+		"--tools-binary", rc.ToolsBinary}
+	if rc.HookTimeout > 0 {
+		command = append(command, "--hook-timeout", rc.HookTimeout.String())
+	}
+	if rc.LeaseDuration > 0 {
+		command = append(command, "--lease-duration", rc.LeaseDuration.String())
+	}
+	l, err := host.NewLauncher(ctx, host.LauncherConfig{DataDir: cfg.DataDir, APIAddrs: []string{apiAddr}, Command: command, Log: cfg.Log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, l.Close, nil
 }
 
 // initialise bootstraps the store on first start and returns the bootstrap info to publish.

@@ -22,6 +22,7 @@ import (
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/core/modelconfig"
 )
@@ -291,8 +292,12 @@ func mustConn(t *testing.T, info bootstrap.Info) *grpc.ClientConn {
 
 func TestSecretsArePrivate(t *testing.T) {
 	_, _, dir := startController(t)
+	top := os.FileMode(0o700)
+	if on, _ := local.Isolation(); on {
+		top = 0o711 // its machines' uids pass through to their instances (isolation_test.go)
+	}
 	for name, want := range map[string]os.FileMode{
-		".": 0o700, bootstrap.InfoFile: 0o600, bootstrap.CAKeyFile: 0o600, bootstrap.ServerKeyFile: 0o600, "etcd": 0o700,
+		".": top, bootstrap.InfoFile: 0o600, bootstrap.CAKeyFile: 0o600, bootstrap.ServerKeyFile: 0o600, "etcd": 0o700,
 		// The embedded store's TLS material: its client key is the key to every document.
 		"etcd/tls": 0o700, "etcd/tls/" + bootstrap.EtcdClientKeyFile: 0o600, "etcd/tls/" + bootstrap.EtcdServerKeyFile: 0o600,
 	} {

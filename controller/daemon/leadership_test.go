@@ -106,7 +106,7 @@ func runLead(t *testing.T, dir string, ext *store.Store) (*client.Client, func()
 // True, and the leader's leader-set afterwards succeeds. So does an action longer than a lease.
 func TestLeaderKeepsLeaseThroughLongHooksAndActions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "controller")
-	gate := filepath.Join(t.TempDir(), "gate")
+	gate := filepath.Join(sharedDir(t), "gate") // the hooks read it as their machines' uids
 	c, stop := runLead(t, dir, nil)
 	defer stop()
 	deployDir(t, c, leadCharm(t, gate), "lead", 2)
@@ -166,7 +166,7 @@ func TestUnitWhoseLeaseWasTakenNoLongerLeads(t *testing.T) {
 	t.Cleanup(func() { ext.Close() }) // after the controller stops
 	st := state.New(ext.Client)
 	dir := filepath.Join(t.TempDir(), "controller")
-	gate := filepath.Join(t.TempDir(), "gate")
+	gate := filepath.Join(sharedDir(t), "gate") // the hooks read it as their machines' uids
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -75,16 +75,20 @@ func (x *FullStatusRequest) GetPatterns() []string {
 }
 
 type ModelStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Uuid          string                 `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Controller    string                 `protobuf:"bytes,3,opt,name=controller,proto3" json:"controller,omitempty"`
-	Cloud         string                 `protobuf:"bytes,4,opt,name=cloud,proto3" json:"cloud,omitempty"`
-	Region        string                 `protobuf:"bytes,5,opt,name=region,proto3" json:"region,omitempty"`
-	Version       string                 `protobuf:"bytes,6,opt,name=version,proto3" json:"version,omitempty"`
-	Type          string                 `protobuf:"bytes,7,opt,name=type,proto3" json:"type,omitempty"`
-	Status        *StatusInfo            `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
-	Life          string                 `protobuf:"bytes,9,opt,name=life,proto3" json:"life,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Name       string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Uuid       string                 `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Controller string                 `protobuf:"bytes,3,opt,name=controller,proto3" json:"controller,omitempty"`
+	Cloud      string                 `protobuf:"bytes,4,opt,name=cloud,proto3" json:"cloud,omitempty"`
+	Region     string                 `protobuf:"bytes,5,opt,name=region,proto3" json:"region,omitempty"`
+	Version    string                 `protobuf:"bytes,6,opt,name=version,proto3" json:"version,omitempty"`
+	Type       string                 `protobuf:"bytes,7,opt,name=type,proto3" json:"type,omitempty"`
+	Status     *StatusInfo            `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	Life       string                 `protobuf:"bytes,9,opt,name=life,proto3" json:"life,omitempty"`
+	// One line about how the controller runs that status shows with the model, empty when there
+	// is nothing to say: today that it does not run as root, so its machines get no uid of their
+	// own and charm code runs as the controller's user.
+	Warning       string `protobuf:"bytes,10,opt,name=warning,proto3" json:"warning,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -178,6 +182,13 @@ func (x *ModelStatus) GetStatus() *StatusInfo {
 func (x *ModelStatus) GetLife() string {
 	if x != nil {
 		return x.Life
+	}
+	return ""
+}
+
+func (x *ModelStatus) GetWarning() string {
+	if x != nil {
+		return x.Warning
 	}
 	return ""
 }
@@ -324,6 +335,10 @@ func (x *MachineStatus) GetForceAfter() int64 {
 	return 0
 }
 
+// A unit's or machine's agent without a watch open on the API for longer than the controller's
+// grace shows as Juju shows it: a unit's agent "lost" (its workload "unknown", "agent lost, see
+// 'juju show-status-log <unit>'", unless in error or terminated), a machine's agent "down", both
+// with "agent is not communicating with the server"; not while being deployed or when dead.
 type UnitStatus struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -521,7 +536,9 @@ type ApplicationStatus struct {
 	Life        string                 `protobuf:"bytes,7,opt,name=life,proto3" json:"life,omitempty"`
 	Subordinate bool                   `protobuf:"varint,8,opt,name=subordinate,proto3" json:"subordinate,omitempty"`
 	Constraints string                 `protobuf:"bytes,9,opt,name=constraints,proto3" json:"constraints,omitempty"`
-	// Status set by the charm; empty status means derive it from the units.
+	// Status set by the charm; empty status means derive it from the units. When one of its
+	// units shows its agent lost, the status derived from what the units stored (as Juju derives
+	// it), not from the unknown workload the lost unit shows.
 	Status          *StatusInfo          `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
 	Exposed         bool                 `protobuf:"varint,11,opt,name=exposed,proto3" json:"exposed,omitempty"`
 	Relations       []*EndpointRelations `protobuf:"bytes,12,rep,name=relations,proto3" json:"relations,omitempty"`
@@ -1171,7 +1188,7 @@ const file_status_proto_rawDesc = "" +
 	"\fstatus.proto\x12\ajuju.v1\x1a\fcommon.proto\"E\n" +
 	"\x11FullStatusRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
-	"\bpatterns\x18\x02 \x03(\tR\bpatterns\"\xf2\x01\n" +
+	"\bpatterns\x18\x02 \x03(\tR\bpatterns\"\x8c\x02\n" +
 	"\vModelStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x1e\n" +
@@ -1183,7 +1200,9 @@ const file_status_proto_rawDesc = "" +
 	"\aversion\x18\x06 \x01(\tR\aversion\x12\x12\n" +
 	"\x04type\x18\a \x01(\tR\x04type\x12+\n" +
 	"\x06status\x18\b \x01(\v2\x13.juju.v1.StatusInfoR\x06status\x12\x12\n" +
-	"\x04life\x18\t \x01(\tR\x04life\"\xb6\x03\n" +
+	"\x04life\x18\t \x01(\tR\x04life\x12\x18\n" +
+	"\awarning\x18\n" +
+	" \x01(\tR\awarning\"\xb6\x03\n" +
 	"\rMachineStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12!\n" +

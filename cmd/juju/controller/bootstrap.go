@@ -89,6 +89,8 @@ type bootstrapOptions struct {
 	Dial func(ctx context.Context, cfg client.Config) (versioner, error)
 	// Poll and Timeout pace the wait for bootstrap.json.
 	Poll, Timeout time.Duration
+	// Euid is the user jujud will run as (this process's: os.Geteuid).
+	Euid func() int
 }
 
 // NewCmdBootstrap returns "juju bootstrap [cloud] [name]": start a local controller.
@@ -104,6 +106,7 @@ func NewCmdBootstrap(f *cmdutil.Factory, runF func(*bootstrapOptions) error) *co
 		},
 		Poll:    pollInterval,
 		Timeout: startupTimeout,
+		Euid:    os.Geteuid,
 	}
 	cmd := &cobra.Command{
 		Use:   "bootstrap [<cloud>] [<controller name>]",
@@ -212,6 +215,10 @@ func bootstrapRun(ctx context.Context, opts *bootstrapOptions) error {
 		return err
 	}
 	opts.IO.Infof("Creating Juju controller %q on %s", opts.Name, opts.Cloud)
+	if uid := opts.Euid(); uid != 0 {
+		// Only a root controller can give each machine a uid of its own (docs/architecture.md).
+		opts.IO.Warningf("not running as root (uid %d): the controller's machines get no uid of their own, so hooks run as uid %d and can read the controller's files", uid, uid)
+	}
 
 	logPath := filepath.Join(dir, jujudLog)
 	args := []string{

@@ -158,6 +158,7 @@ func newBootstrapOpts(t *testing.T, j *fakeJujud) (*bootstrapOptions, *strings.B
 		},
 		Poll:    time.Millisecond,
 		Timeout: 2 * time.Second,
+		Euid:    func() int { return 0 },
 	}, &stderr
 }
 

@@ -214,10 +214,17 @@ func plural(n int) string {
 	return "s"
 }
 
-// stopController stops a local controller's jujud and deletes its data, as kill-controller
-// does; a controller the store has no process or data directory for is only forgotten.
+// stopController stops a local controller's jujud, then its agent host (which jujud would
+// start again), and deletes its data; a controller the store has no process or data
+// directory for is only forgotten.
 func stopController(ctx context.Context, kill *killControllerOptions, d *cmdutil.ControllerDetails) error {
 	if pid := controllerPID(d); pid > 0 && kill.Alive(pid) {
+		if err := stopProcess(ctx, kill, pid); err != nil {
+			return err
+		}
+	}
+	// SIGTERM: the host stops its agents, and they their hooks.
+	if pid := agentHostPID(d); pid > 0 && kill.Alive(pid) {
 		if err := stopProcess(ctx, kill, pid); err != nil {
 			return err
 		}

@@ -81,15 +81,8 @@ func killControllerRun(ctx context.Context, opts *killControllerOptions) error {
 		}
 	}
 	opts.IO.Infof("Destroying controller %q", opts.Name)
-	if pid := controllerPID(d); pid > 0 && opts.Alive(pid) {
-		if err := stopProcess(ctx, opts, pid); err != nil {
-			return err
-		}
-	}
-	if d.DataDir != "" {
-		if err := os.RemoveAll(d.DataDir); err != nil {
-			return fmt.Errorf("removing controller data: %w", err)
-		}
+	if err := stopController(ctx, opts, d); err != nil {
+		return err
 	}
 	if err := opts.Store.RemoveController(opts.Name); err != nil {
 		return err
@@ -130,6 +123,26 @@ func controllerPID(d *cmdutil.ControllerDetails) int {
 		return 0
 	}
 	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// agentHostPIDFile is where jujud's agent host (jujud agents, which runs the machine and unit
+// agents apart from jujud) writes its pid in the data directory.
+const agentHostPIDFile = "agents.pid"
+
+// agentHostPID is the pid of a local controller's agent host, or 0.
+func agentHostPID(d *cmdutil.ControllerDetails) int {
+	if d.DataDir == "" {
+		return 0
+	}
+	data, err := os.ReadFile(filepath.Join(d.DataDir, agentHostPIDFile))
 	if err != nil {
 		return 0
 	}

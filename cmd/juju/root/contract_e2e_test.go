@@ -317,6 +317,15 @@ func writeContractCharms(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// juju scp copies into it as the machine's uid when the controller runs as root.
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			_ = os.Chmod(d, fi.Mode().Perm()|0o001)
+		}
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 

@@ -46,9 +46,15 @@ func (v *View) modelTable() output.Table {
 	}
 	header := []string{"Model", "Controller", "Cloud/Region", "Version", "Timestamp"}
 	row := []string{m.Name, m.Controller, cloud, m.Version, v.Controller.Timestamp}
-	if msg := m.ModelStatus.Message; msg != "" {
+	var notes []string
+	for _, n := range []string{m.ModelStatus.Message, m.Warning} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 {
 		header = append(header, "Notes")
-		row = append(row, truncate(msg, maxMessageLen))
+		row = append(row, truncate(strings.Join(notes, "; "), maxMessageLen))
 	}
 	return output.Table{Header: output.Headers(v.streams, header...), Rows: [][]string{row}}
 }

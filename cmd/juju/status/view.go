@@ -37,6 +37,9 @@ type ModelView struct {
 	Region      string     `json:"region,omitempty" yaml:"region,omitempty"`
 	Version     string     `json:"version" yaml:"version"`
 	ModelStatus StatusView `json:"model-status" yaml:"model-status"`
+	// Warning is one line about how the controller runs (not as root: charm code is not
+	// isolated from it); tabular output shows it as the model's Notes.
+	Warning string `json:"warning,omitempty" yaml:"warning,omitempty"`
 }
 
 // StatusView is one status value. Life is set only when the entity is not alive.
@@ -175,6 +178,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			Region:      m.GetRegion(),
 			Version:     m.GetVersion(),
 			ModelStatus: status(m.GetStatus(), ""),
+			Warning:     m.GetWarning(),
 		},
 		Machines:     make(map[string]*MachineView, len(fs.GetMachines())),
 		Applications: make(map[string]*ApplicationView, len(fs.GetApplications())),

@@ -8,8 +8,9 @@ import (
 )
 
 // checkPeer refuses processes of other users: an abstract socket has no file permissions, so
-// anyone on the host could connect (they would still need a context id).
-func checkPeer(conn net.Conn) error {
+// anyone on the host could connect (they would still need a context id). With only >= 0 the
+// caller must be of that uid (Server.OnlyFrom), else of this process's uid or root.
+func checkPeer(conn net.Conn, only int64) error {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return nil
@@ -27,6 +28,12 @@ func checkPeer(conn net.Conn) error {
 	}
 	if credErr != nil {
 		return credErr
+	}
+	if only >= 0 {
+		if int64(cred.Uid) != only {
+			return fmt.Errorf("caller uid %d is not the machine's uid %d", cred.Uid, only)
+		}
+		return nil
 	}
 	if uid := uint32(os.Geteuid()); cred.Uid != uid && cred.Uid != 0 {
 		return fmt.Errorf("caller uid %d is not the unit agent's uid %d", cred.Uid, uid)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,6 +69,8 @@ type Server struct {
 	contexts  map[string]Context
 	closing   chan struct{}
 	closeOnce sync.Once
+	// only is the one uid whose processes may call (OnlyFrom); -1: this process's uid and root.
+	only atomic.Int64
 }
 
 // NewServer listens on a Unix socket: an abstract address ("@name", see SocketAddr) or a path
@@ -82,8 +85,16 @@ func NewServer(socketAddr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening for hook tools: %w", err)
 	}
-	return &Server{ln: ln, timeout: RequestTimeout, contexts: map[string]Context{}, closing: make(chan struct{})}, nil
+	s := &Server{ln: ln, timeout: RequestTimeout, contexts: map[string]Context{}, closing: make(chan struct{})}
+	s.only.Store(-1)
+	return s, nil
 }
+
+// OnlyFrom makes the server answer processes of uid alone: the machine's own uid, when its
+// hooks run as one. Every other caller is refused, root and this process's own uid included:
+// nothing but the machine's hooks has a reason to call, and a context id copied out of a hook's
+// environment is then worth nothing to another machine's processes.
+func (s *Server) OnlyFrom(uid int) { s.only.Store(int64(uid)) }
 
 // Addr is the address to pass to hooks as JUJU_AGENT_SOCKET.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -171,12 +182,15 @@ func (s *Server) answer(ctx context.Context, conn net.Conn) (resp response) {
 			resp = fail("internal error in the unit agent: %v", r)
 		}
 	}()
-	if err := checkPeer(conn); err != nil {
+	// The request is read before the caller is judged, so that a refused tool reads why
+	// rather than a broken pipe.
+	var req request
+	decodeErr := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req)
+	if err := checkPeer(conn, s.only.Load()); err != nil {
 		return fail("permission denied: %v", err)
 	}
-	var req request
-	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
-		return fail("reading the hook tool's request: %v", err)
+	if decodeErr != nil {
+		return fail("reading the hook tool's request: %v", decodeErr)
 	}
 	c, ok := s.lookup(req.ContextID)
 	if !ok {

@@ -57,15 +57,74 @@ type Provider struct {
 	// addresses taken to their instances (nil until first needed).
 	mu   sync.Mutex
 	used map[string]string
+	// uids gives machines uids of their own (uid.go); nil when this process cannot (not root).
+	uids *uidAllocator
 }
 
-// New returns a provider keeping instances under dir/instances.
+// New returns a provider keeping instances under dir/instances. When this process can give
+// machines uids of their own (Isolation), it opens the way to the instances to them: the data
+// directory and instances/ become 0711 and every directory above gains o+x, so that a
+// machine's processes can pass through to what is theirs, and list and read nothing there.
 func New(dir, apiAddr string, caCert []byte, launcher Launcher) (*Provider, error) {
 	host, err := DetectHost(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{dir: filepath.Join(dir, "instances"), host: host, launcher: launcher, apiAddr: apiAddr, caCert: string(caCert)}, nil
+	p := &Provider{dir: filepath.Join(dir, "instances"), host: host, launcher: launcher, apiAddr: apiAddr, caCert: string(caCert)}
+	if on, _ := Isolation(); on {
+		if err := openPath(p.dir); err != nil {
+			return nil, err
+		}
+		p.uids = &uidAllocator{dir: UIDClaimsDir}
+	}
+	return p, nil
+}
+
+// openPath makes the instances directory and the data directory 0711 and gives every directory
+// above them o+x (search, never read): a machine uid must walk the path to its instance. What
+// the data directory holds besides the instances loses every right of others (public
+// certificates included): it was private behind the directory's 0700, and stays so.
+func openPath(instances string) error {
+	if err := os.MkdirAll(instances, 0o711); err != nil {
+		return fmt.Errorf("making the instances directory: %w", err)
+	}
+	abs, err := filepath.Abs(instances)
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{abs, filepath.Dir(abs)} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			return fmt.Errorf("opening %s to the machines' uids: %w", d, err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(abs))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(filepath.Dir(abs), e.Name())
+		fi, err := os.Lstat(p)
+		if err != nil || p == abs || fi.Mode()&os.ModeSymlink != 0 || fi.Mode().Perm()&0o007 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()&^0o007); err != nil {
+			return fmt.Errorf("closing %s to the machines' uids: %w", p, err)
+		}
+	}
+	for d := filepath.Dir(filepath.Dir(abs)); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("opening %s to the machines' uids: %w", d, err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(d, fi.Mode().Perm()|0o001); err != nil {
+				return fmt.Errorf("opening %s to the machines' uids: %w", d, err)
+			}
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
 }
 
 // StartArgs describe the machine an instance is for.
@@ -135,6 +194,15 @@ func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Ins
 		Tag: "machine-" + args.MachineID, Password: password, Model: args.ModelUUID,
 		APIAddr: p.apiAddr, CACert: p.caCert, ID: args.MachineID, Address: addr, Zone: p.host.Hostname,
 	}
+	if p.uids != nil {
+		// The claim stays locked until agent.conf records the uid (see uidAllocator.claim).
+		uid, unlock, err := p.uids.claim(p.instanceDir(id))
+		if err != nil {
+			return state.Instance{}, "", err
+		}
+		defer unlock()
+		conf.UID, conf.GID = uid, uid
+	}
 	if err := agent.WriteConf(p.instanceDir(id), conf); err != nil {
 		return state.Instance{}, "", err
 	}
@@ -161,10 +229,20 @@ func (p *Provider) StopInstance(instanceID string) error {
 	if err := p.StopAgents(instanceID); err != nil {
 		return err
 	}
+	conf, confErr := agent.ReadConf(p.instanceDir(instanceID))
 	if err := os.RemoveAll(p.instanceDir(instanceID)); err != nil {
 		return fmt.Errorf("removing instance %s: %w", instanceID, err)
 	}
 	p.releaseAddress(instanceID)
+	if p.uids != nil && confErr == nil && conf.UID != 0 {
+		// What the machine's charm code left running (a daemon a hook started) goes with it:
+		// the uid may be the next machine's. The claim goes after the directory: a claim
+		// whose instance is gone is stale anyway, so a crash in between frees the uid too.
+		killUID(conf.UID)
+		if err := p.uids.release(p.instanceDir(instanceID), conf.UID); err != nil {
+			return fmt.Errorf("removing instance %s: %w", instanceID, err)
+		}
+	}
 	return nil
 }
 

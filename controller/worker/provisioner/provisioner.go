@@ -170,14 +170,17 @@ func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
 		return nil
 	}
 	if err := m.st.SetProvisioned(ctx, m.uuid, mc.Id, inst, state.HashPassword(password)); err != nil {
-		// The machine went dying (or away) meanwhile: release the instance nobody records, so
-		// the next pass finds a machine without instance to remove.
-		if serr := m.p.StopInstance(inst.ID); serr != nil {
-			m.log.Error("provisioner: releasing unrecorded instance", "model", m.uuid, "machine", mc.Id, "instance", inst.ID, "err", serr)
-		}
 		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
+			// The machine went dying (or away) meanwhile: release the instance nobody
+			// records, so the next pass finds a machine without instance to remove.
+			if serr := m.p.StopInstance(inst.ID); serr != nil {
+				m.log.Error("provisioner: releasing unrecorded instance", "model", m.uuid, "machine", mc.Id, "instance", inst.ID, "err", serr)
+			}
 			return nil // the change that caused it brings the next pass
 		}
+		// Any other failure (a deadline, a controller stopping) may have come after the
+		// store committed: the instance stays, since the next pass either finds it recorded
+		// and starts its agent, or provisions the same instance again (its id is stable).
 		return fmt.Errorf("recording instance: %w", err)
 	}
 	return m.startAgent(mc.Id, inst.ID)

@@ -1,0 +1,184 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/internal/atomicfile"
+	"github.com/jujuclone/juju/internal/peercred"
+)
+
+// ErrRunning says another agent host serves the data directory already.
+var ErrRunning = errors.New("an agent host runs for this controller already")
+
+// Config is what the agent host needs.
+type Config struct {
+	// DataDir is the controller's data directory (instances, CA certificate).
+	DataDir string
+	// APIAddrs are the controller's API addresses; the agents use whichever answers.
+	APIAddrs []string
+	// CACert is the controller's CA certificate (PEM).
+	CACert []byte
+	Runner agent.RunnerConfig
+	Log    *slog.Logger
+}
+
+// Serve runs the agent host until ctx ends or the controller asks it to shut down; then it
+// stops every agent (and with them their hooks) before it returns.
+func Serve(ctx context.Context, cfg Config) error {
+	lock, err := os.OpenFile(filepath.Join(cfg.DataDir, LockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening agent host lock: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrRunning
+		}
+		return fmt.Errorf("locking agent host: %w", err)
+	}
+	lis, err := net.Listen("unix", socketName(cfg.DataDir))
+	if err != nil {
+		return fmt.Errorf("listening for the controller: %w", err)
+	}
+	defer lis.Close()
+	pidPath := filepath.Join(cfg.DataDir, PIDFile)
+	if err := atomicfile.Write(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pidPath)
+
+	if n := killOrphans(cfg.DataDir); n > 0 {
+		cfg.Log.Warn("agent host: killed processes of hooks the previous host left behind", "count", n)
+	}
+	conn, err := client.NewAgentConn(cfg.APIAddrs, cfg.CACert)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	runner := agent.NewRunner(ctx, conn, cfg.Log, cfg.Runner)
+	h := &host{cfg: cfg, runner: runner, stop: stop}
+	go h.accept(ctx, lis)
+	go h.watchDataDir(ctx)
+	cfg.Log.Info("agent host ready", "pid", os.Getpid(), "api", cfg.APIAddrs)
+	<-ctx.Done()
+	lis.Close()
+	runner.Wait()
+	h.conns.Wait()
+	cfg.Log.Info("agent host stopped")
+	return nil
+}
+
+type host struct {
+	cfg    Config
+	runner *agent.Runner
+	stop   context.CancelFunc
+	conns  sync.WaitGroup
+}
+
+func (h *host) accept(ctx context.Context, lis net.Listener) {
+	for {
+		conn, err := lis.Accept()
+		if err != nil {
+			return
+		}
+		h.conns.Add(1)
+		go func() {
+			defer h.conns.Done()
+			defer conn.Close()
+			h.serve(ctx, conn)
+		}()
+	}
+}
+
+// serve answers one request; a hello stays open until the host stops, so the controller
+// learns at once when the host is gone.
+func (h *host) serve(ctx context.Context, conn net.Conn) {
+	// Only the controller's user: hooks run as users of their own, and must not start or
+	// stop agents.
+	if uid, err := peercred.UID(conn); err != nil || uid != uint32(os.Geteuid()) {
+		h.cfg.Log.Warn("agent host: refused a caller", "uid", uid, "err", err)
+		return
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req request
+	if err := readMsg(bufio.NewReader(conn), &req); err != nil {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	var resp response
+	switch req.Op {
+	case opHello:
+		resp.PID, resp.APIAddrs = os.Getpid(), h.cfg.APIAddrs
+		if writeMsg(conn, resp) != nil {
+			return
+		}
+		closed := make(chan struct{})
+		go func() { _, _ = conn.Read(make([]byte, 1)); close(closed) }()
+		select {
+		case <-ctx.Done():
+		case <-closed:
+		}
+		return
+	case opStart:
+		if err := h.checkDir(req.Dir); err != nil {
+			resp.Error = err.Error()
+		} else if err := h.runner.StartMachineAgent(req.Dir); err != nil {
+			resp.Error = err.Error()
+		}
+	case opStopTree:
+		if err := h.checkDir(req.Dir); err != nil {
+			resp.Error = err.Error()
+		} else {
+			h.runner.StopTree(req.Dir)
+		}
+	case opShutdown:
+		h.cfg.Log.Info("agent host: shutting down at the controller's request")
+		h.stop()
+	default:
+		resp.Error = fmt.Sprintf("unknown request %q", req.Op)
+	}
+	_ = writeMsg(conn, resp)
+}
+
+// checkDir keeps requests to directories of this controller.
+func (h *host) checkDir(dir string) error {
+	rel, err := filepath.Rel(h.cfg.DataDir, dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s is not an agent directory of this controller", dir)
+	}
+	return nil
+}
+
+// watchDataDir stops the host once the controller's data directory is gone (a controller
+// removed without its agents being told): nothing is left for its agents to do.
+func (h *host) watchDataDir(ctx context.Context) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := os.Stat(filepath.Join(h.cfg.DataDir, LockFile)); errors.Is(err, os.ErrNotExist) {
+				h.cfg.Log.Warn("agent host: the controller's data directory is gone; stopping")
+				h.stop()
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jujuclone/juju/controller/bootstrap"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// serve runs a host for dir in this process until the test ends or it is shut down; done is
+// closed when Serve returned, with its error in *err.
+func serve(t *testing.T, dir string) (done <-chan struct{}, err *error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	closed, serveErr := make(chan struct{}), new(error)
+	ca := testCA(t)
+	go func() {
+		*serveErr = Serve(ctx, Config{DataDir: dir, APIAddrs: []string{"127.0.0.1:1"}, CACert: ca, Log: quiet()})
+		close(closed)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			t.Error("agent host did not stop")
+		}
+	})
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	for {
+		if conn, err := dial(ctx2, dir); err == nil {
+			conn.Close()
+			return closed, serveErr
+		}
+		select {
+		case <-closed:
+			t.Fatalf("agent host stopped: %v", *serveErr)
+		case <-ctx2.Done():
+			t.Fatal("agent host did not answer")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// One host per controller; it takes requests only for the controller's own directories and
+// stops when asked.
+func TestHostIsAloneAndStopsWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	done, serveErr := serve(t, dir)
+	if err := Serve(context.Background(), Config{DataDir: dir, APIAddrs: []string{"127.0.0.1:1"}, CACert: testCA(t), Log: quiet()}); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second host: %v, want ErrRunning", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, PIDFile)); err != nil || strings.TrimSpace(string(data)) == "" {
+		t.Fatalf("pid file: %q, %v", data, err)
+	}
+
+	l, err := NewLauncher(context.Background(), LauncherConfig{DataDir: dir, Command: []string{"/nonexistent"}, Log: quiet()})
+	if err != nil {
+		t.Fatalf("launcher did not find the running host: %v", err)
+	}
+	if err := l.StartMachineAgent("/etc"); err == nil || !strings.Contains(err.Error(), "not an agent directory of this controller") {
+		t.Errorf("start outside the data dir: %v", err)
+	}
+	if err := l.StartMachineAgent(filepath.Join(dir, "instances", "none")); err == nil || !strings.Contains(err.Error(), "agent conf") {
+		t.Errorf("start without agent.conf: %v", err)
+	}
+	l.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Shutdown(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		if *serveErr != nil {
+			t.Fatalf("host ended with %v", *serveErr)
+		}
+	case <-ctx.Done():
+		t.Fatal("host still running after shutdown")
+	}
+	if _, err := os.Stat(filepath.Join(dir, PIDFile)); !os.IsNotExist(err) {
+		t.Errorf("pid file left: %v", err)
+	}
+	if err := Shutdown(ctx, dir); err != nil {
+		t.Errorf("shutdown without a host: %v", err)
+	}
+}
+
+// A new host kills what a killed one's hooks left running (found by their JUJU_CHARM_DIR),
+// and nothing else: not a process that only sits in an instance directory.
+func TestOrphansOfAKilledHostAreKilled(t *testing.T) {
+	dir := t.TempDir()
+	charm := filepath.Join(dir, "instances", "juju-x-0", "units", "unit-a-0", "charm")
+	if err := os.MkdirAll(charm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Dir = charm
+		cmd.Env = append(os.Environ(), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	orphan := start("JUJU_CHARM_DIR=" + charm)
+	bystander := start()
+	elsewhere := start("JUJU_CHARM_DIR=/var/lib/juju/agents/unit-a-0/charm")
+	got := Orphans(dir)
+	if !slices.Contains(got, orphan.Process.Pid) || slices.Contains(got, bystander.Process.Pid) || slices.Contains(got, elsewhere.Process.Pid) {
+		t.Fatalf("orphans %v; want %d and neither %d nor %d", got, orphan.Process.Pid, bystander.Process.Pid, elsewhere.Process.Pid)
+	}
+	serve(t, dir)
+	exited := make(chan error, 1)
+	go func() { exited <- orphan.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the orphan survived a new host")
+	}
+	if err := syscall.Kill(bystander.Process.Pid, 0); err != nil {
+		t.Errorf("the bystander was killed: %v", err)
+	}
+}
+
+func testCA(t *testing.T) []byte {
+	t.Helper()
+	_, ca, err := bootstrap.EnsureCerts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
+}

@@ -1,0 +1,324 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// LauncherConfig says how the controller starts its agent host.
+type LauncherConfig struct {
+	DataDir string
+	// APIAddrs are the controller's addresses: a host whose agents know others (the
+	// controller moved) is replaced.
+	APIAddrs []string
+	// Command is the host's command line: a binary and its arguments (jujud agents ...).
+	Command []string
+	Log     *slog.Logger
+	// StartTimeout bounds how long a new host may take to answer (default 30 s).
+	StartTimeout time.Duration
+}
+
+// Launcher is the controller's side of the agent host: it starts agents there (starting the
+// host when none runs), and when the host dies it starts a new one and starts again every
+// agent it had asked for. It implements the local provider's Launcher.
+type Launcher struct {
+	cfg    LauncherConfig
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu sync.Mutex
+	// started holds the machine directories whose agents the host should run.
+	started map[string]bool
+	// up is closed while a host answers; replaced when it is gone.
+	up chan struct{}
+}
+
+// NewLauncher connects to the controller's agent host, starting one if none runs, and keeps
+// it running until Close.
+func NewLauncher(ctx context.Context, cfg LauncherConfig) (*Launcher, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("no agent host command")
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	l := &Launcher{cfg: cfg, ctx: ctx, cancel: cancel, done: make(chan struct{}), started: map[string]bool{}, up: make(chan struct{})}
+	hello, err := l.connect()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go l.supervise(hello)
+	return l, nil
+}
+
+// Close stops watching the host; the host and its agents go on (a controller restart must
+// not stop any hook).
+func (l *Launcher) Close() {
+	l.cancel()
+	<-l.done
+}
+
+// Shutdown asks the host to stop every agent and exit, and waits until it has (or ctx ends).
+func Shutdown(ctx context.Context, dataDir string) error {
+	var resp response
+	if err := call(ctx, dataDir, request{Op: opShutdown}, &resp); err != nil {
+		if isNoHost(err) {
+			return nil
+		}
+		return err
+	}
+	// The host holds its lock until its last agent has stopped.
+	for {
+		if released(dataDir) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("agent host still running: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// StartMachineAgent asks the host to run the machine agent of dir. It is remembered, so a
+// host started again later runs it too.
+func (l *Launcher) StartMachineAgent(dir string) error {
+	l.mu.Lock()
+	l.started[dir] = true
+	l.mu.Unlock()
+	return l.send(request{Op: opStart, Dir: dir})
+}
+
+// StopTree asks the host to stop the agents of dir and below.
+func (l *Launcher) StopTree(dir string) {
+	dir = filepath.Clean(dir)
+	l.mu.Lock()
+	for d := range l.started {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			delete(l.started, d)
+		}
+	}
+	l.mu.Unlock()
+	if err := l.send(request{Op: opStopTree, Dir: dir}); err != nil {
+		l.cfg.Log.Warn("agent host: stopping agents", "dir", dir, "err", err)
+	}
+}
+
+// send delivers a request, waiting (up to the start timeout) for a host to answer.
+func (l *Launcher) send(req request) error {
+	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
+	defer cancel()
+	l.mu.Lock()
+	up := l.up
+	l.mu.Unlock()
+	select {
+	case <-up:
+	case <-ctx.Done():
+		return fmt.Errorf("agent host not running: %w", ctx.Err())
+	}
+	var resp response
+	if err := call(ctx, l.cfg.DataDir, req, &resp); err != nil {
+		return err
+	}
+	if resp.Error != "" {
+		return errors.New(resp.Error)
+	}
+	return nil
+}
+
+// connect says hello to the running host, or starts one and waits for its hello.
+func (l *Launcher) connect() (net.Conn, error) {
+	if conn, addrs, err := l.hello(l.ctx); err == nil {
+		if len(l.cfg.APIAddrs) == 0 || slices.Equal(addrs, l.cfg.APIAddrs) {
+			l.markUp()
+			return conn, nil
+		}
+		// Its agents would wait for an address nobody serves any more.
+		conn.Close()
+		l.cfg.Log.Warn("agent host knows other controller addresses; replacing it", "host", addrs, "controller", l.cfg.APIAddrs)
+		ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
+		err := Shutdown(ctx, l.cfg.DataDir)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := l.spawn(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
+	defer cancel()
+	for {
+		conn, _, err := l.hello(ctx)
+		if err == nil {
+			l.markUp()
+			return conn, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("agent host did not answer within %s (see %s): %w", l.cfg.StartTimeout,
+				filepath.Join(l.cfg.DataDir, LogFile), err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (l *Launcher) hello(ctx context.Context) (net.Conn, []string, error) {
+	conn, err := dial(ctx, l.cfg.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	var resp response
+	if err := writeMsg(conn, request{Op: opHello}); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	if err := readMsg(bufio.NewReader(conn), &resp); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	l.cfg.Log.Info("agent host answers", "pid", resp.PID)
+	return conn, resp.APIAddrs, nil
+}
+
+// markUp lets requests through to the host that answered.
+func (l *Launcher) markUp() {
+	l.mu.Lock()
+	close(l.up)
+	l.mu.Unlock()
+}
+
+// spawn starts a host in a session of its own, so that it outlives the controller and no
+// signal meant for the controller's process group reaches it.
+func (l *Launcher) spawn() error {
+	logf, err := os.OpenFile(filepath.Join(l.cfg.DataDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening agent host log: %w", err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(l.cfg.Command[0], l.cfg.Command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting agent host: %w", err)
+	}
+	l.cfg.Log.Info("agent host started", "pid", cmd.Process.Pid)
+	go func() { _ = cmd.Wait() }() // reaped while the controller lives; init reaps it after
+	return nil
+}
+
+// supervise waits for the host to go away, then starts another and hands it every agent.
+func (l *Launcher) supervise(hello net.Conn) {
+	defer close(l.done)
+	backoff := 100 * time.Millisecond
+	for {
+		gone := make(chan struct{})
+		go func() { _, _ = hello.Read(make([]byte, 1)); close(gone) }()
+		select {
+		case <-l.ctx.Done():
+			hello.Close()
+			<-gone
+			return
+		case <-gone:
+			hello.Close()
+		}
+		l.mu.Lock()
+		l.up = make(chan struct{})
+		l.mu.Unlock()
+		l.cfg.Log.Warn("agent host gone; starting another")
+		for {
+			conn, err := l.connect()
+			if err == nil {
+				hello = conn
+				break
+			}
+			if l.ctx.Err() != nil {
+				return
+			}
+			l.cfg.Log.Error("agent host: restarting", "err", err)
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 5*time.Second)
+		}
+		backoff = 100 * time.Millisecond
+		l.mu.Lock()
+		dirs := make([]string, 0, len(l.started))
+		for d := range l.started {
+			dirs = append(dirs, d)
+		}
+		l.mu.Unlock()
+		for _, d := range dirs {
+			if err := l.send(request{Op: opStart, Dir: d}); err != nil {
+				l.cfg.Log.Error("agent host: starting agent again", "dir", d, "err", err)
+			}
+		}
+	}
+}
+
+func dial(ctx context.Context, dataDir string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", socketName(dataDir))
+}
+
+func call(ctx context.Context, dataDir string, req request, resp *response) error {
+	conn, err := dial(ctx, dataDir)
+	if err != nil {
+		return fmt.Errorf("reaching agent host: %w", err)
+	}
+	defer conn.Close()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(30 * time.Second)
+	}
+	_ = conn.SetDeadline(deadline)
+	if err := writeMsg(conn, req); err != nil {
+		return fmt.Errorf("asking agent host: %w", err)
+	}
+	if err := readMsg(bufio.NewReader(conn), resp); err != nil {
+		return fmt.Errorf("asking agent host: %w", err)
+	}
+	return nil
+}
+
+func isNoHost(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist)
+}
+
+// released says whether no host holds the data directory's lock.
+func released(dataDir string) bool {
+	f, err := os.OpenFile(filepath.Join(dataDir, LockFile), os.O_RDWR, 0)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
+}
