@@ -18,6 +18,8 @@ const (
 	NameModel       = jujupb.NameKind_NAME_KIND_MODEL
 	// NameEndpoint lists "app:endpoint"; the prefix must hold the "app:" part.
 	NameEndpoint = jujupb.NameKind_NAME_KIND_ENDPOINT
+	// NameConfigKey lists "app:option"; the prefix must hold the "app:" part.
+	NameConfigKey = jujupb.NameKind_NAME_KIND_CONFIG_KEY
 )
 
 // CompleteNames lists the names of one kind that start with prefix, sorted naturally, for shell

@@ -81,7 +81,7 @@ var argSpecs = map[string]argSpec{
 	"remove-application": repeated(client.NameApplication),
 	"add-unit":           first(client.NameApplication),
 	"constraints":        first(client.NameApplication),
-	"config":             first(client.NameApplication),
+	"config":             configKeys,
 	"trust":              first(client.NameApplication),
 	"set-constraints":    applicationThenConstraints,
 	"show-machine":       repeated(client.NameMachine),
@@ -204,6 +204,30 @@ func endpoints(c *completer, cmd *cobra.Command, args []string, toComplete strin
 		return c.names(cmd, client.NameEndpoint, toComplete), noFiles
 	}
 	return c.names(cmd, client.NameApplication, toComplete), noFiles | cobra.ShellCompDirectiveNoSpace
+}
+
+// configKeys completes "config <application> [<option>[=<value>] ...]": the application, then
+// its option names not given yet (no space after, so "=value" can follow).
+func configKeys(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return c.names(cmd, client.NameApplication, toComplete), noFiles
+	}
+	if strings.Contains(toComplete, "=") {
+		return nil, noFiles
+	}
+	app := args[0]
+	var given []string
+	for _, a := range args[1:] {
+		key, _, _ := strings.Cut(a, "=")
+		given = append(given, key)
+	}
+	var keys []string
+	for _, name := range c.names(cmd, client.NameConfigKey, app+":"+toComplete) {
+		if key, ok := strings.CutPrefix(name, app+":"); ok {
+			keys = append(keys, key)
+		}
+	}
+	return without(keys, given), noFiles | cobra.ShellCompDirectiveNoSpace
 }
 
 // selectors completes status selectors by what the word looks like so far: machines for a digit,

@@ -104,7 +104,7 @@ func testTree(src Source) *cobra.Command {
 		root.AddCommand(cmd)
 		return cmd
 	}
-	for _, use := range []string{"show-unit", "remove-unit", "resolved", "show-machine", "integrate", "set-constraints", "wait-for", "switch", "destroy-model", "trust"} {
+	for _, use := range []string{"show-unit", "remove-unit", "resolved", "show-machine", "integrate", "set-constraints", "wait-for", "switch", "destroy-model", "trust", "config"} {
 		add(use, "model")
 	}
 	add("kill-controller")
@@ -171,6 +171,7 @@ func liveSource() *fakeSource {
 			client.NameMachine:     {"0", "1", "10"},
 			client.NameModel:       {"controller", "default", "other"},
 			client.NameEndpoint:    {"wordpress:db", "wordpress:website"},
+			client.NameConfigKey:   {"wordpress:blog-title", "wordpress:fail-hook", "wordpress:trust"},
 		},
 		models: map[string][]string{"test": {"cached", "default"}, "dead": {"old"}},
 	}
@@ -191,6 +192,11 @@ func TestComplete(t *testing.T) {
 		{[]string{"integrate", "wo"}, []string{"wordpress"}, noFileComp | noSpace, []string{"test default NAME_KIND_APPLICATION wo"}},
 		{[]string{"integrate", "mysql", "wordpress:w"}, []string{"wordpress:website"}, noFileComp, []string{"test default NAME_KIND_ENDPOINT wordpress:w"}},
 		{[]string{"integrate", "mysql", "wordpress", ""}, nil, noFileComp, nil},
+		// config: the application, then its option names not given yet, "=" may follow.
+		{[]string{"config", "wo"}, []string{"wordpress"}, noFileComp, []string{"test default NAME_KIND_APPLICATION wo"}},
+		{[]string{"config", "wordpress", ""}, []string{"blog-title", "fail-hook", "trust"}, noFileComp | noSpace, []string{"test default NAME_KIND_CONFIG_KEY wordpress:"}},
+		{[]string{"config", "wordpress", "blog-title=x", "f"}, []string{"fail-hook"}, noFileComp | noSpace, []string{"test default NAME_KIND_CONFIG_KEY wordpress:f"}},
+		{[]string{"config", "wordpress", "trust="}, nil, noFileComp, nil},
 		{[]string{"status", ""}, []string{"mysql", "wordpress", "mysql/0", "wordpress/0", "wordpress/1", "wordpress/10", "0", "1", "10"}, noFileComp,
 			[]string{"test default NAME_KIND_APPLICATION ", "test default NAME_KIND_MACHINE ", "test default NAME_KIND_UNIT "}},
 		{[]string{"status", "wordpress/1"}, []string{"wordpress/1", "wordpress/10"}, noFileComp, []string{"test default NAME_KIND_UNIT wordpress/1"}},

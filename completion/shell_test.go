@@ -103,13 +103,14 @@ func startShellEnv(t *testing.T) *shellEnv {
 		t.Fatal(err)
 	}
 	for _, app := range []struct {
-		name, meta string
-		units      int
+		name, meta, config string
+		units              int
 	}{
-		{"wordpress", "name: wordpress\nsummary: blog\nrequires:\n  db: mysql\nprovides:\n  website: http\npeers:\n  cluster: wp\nbases: [ubuntu@22.04]\n", 12},
-		{"mysql", "name: mysql\nsummary: db\nprovides:\n  db: mysql\nbases: [ubuntu@22.04]\n", 1},
+		{"wordpress", "name: wordpress\nsummary: blog\nrequires:\n  db: mysql\nprovides:\n  website: http\npeers:\n  cluster: wp\nbases: [ubuntu@22.04]\n",
+			"options:\n  blog-title: {type: string, default: x, description: d}\n  fail-hook: {type: string, description: d}\n  hang-hook: {type: string, description: d}\n", 12},
+		{"mysql", "name: mysql\nsummary: db\nprovides:\n  db: mysql\nbases: [ubuntu@22.04]\n", "", 1},
 	} {
-		ch, err := st.AddCharm(ctx, m.Uuid, charmArchive(t, app.meta))
+		ch, err := st.AddCharm(ctx, m.Uuid, charmArchive(t, app.meta, app.config))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,16 +203,22 @@ func silentListener(t *testing.T) string {
 	return lis.Addr().String()
 }
 
-func charmArchive(t *testing.T, meta string) []byte {
+// charmArchive is a charm with this metadata.yaml and config.yaml (none when empty).
+func charmArchive(t *testing.T, meta, config string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	w, err := zw.Create("metadata.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte(meta)); err != nil {
-		t.Fatal(err)
+	for _, f := range []struct{ name, content string }{{"metadata.yaml", meta}, {"config.yaml", config}} {
+		if f.content == "" {
+			continue
+		}
+		w, err := zw.Create(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(f.content)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
@@ -262,6 +269,8 @@ var tabCases = []tabCase{
 	{"juju show-unit wordpress/1", []string{"wordpress/1", "wordpress/10", "wordpress/11"}},
 	{"juju remove-unit my", []string{"mysql/0"}},
 	{"juju show-machine 1", []string{"1", "10", "11", "12"}},
+	{"juju config wordpress bl", []string{"blog-title"}},
+	{"juju config wordpress ", []string{"blog-title", "fail-hook", "hang-hook", "trust"}},
 	{"juju status my", []string{"mysql", "mysql/0"}},
 	{"juju status -m ", []string{"controller", "default", "other"}},
 	{"juju kill-controller ", []string{"dead", "test"}},

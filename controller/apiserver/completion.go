@@ -19,6 +19,7 @@ var nameKinds = map[pb.NameKind]state.NameKind{
 	pb.NameKind_NAME_KIND_MACHINE:     state.NamesMachines,
 	pb.NameKind_NAME_KIND_MODEL:       state.NamesModels,
 	pb.NameKind_NAME_KIND_ENDPOINT:    state.NamesEndpoints,
+	pb.NameKind_NAME_KIND_CONFIG_KEY:  state.NamesConfigKeys,
 }
 
 // CompleteNames answers shell completion with the names of one kind from one bounded read.

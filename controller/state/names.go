@@ -23,6 +23,9 @@ const (
 	NamesModels
 	// NamesEndpoints lists "app:endpoint"; the prefix holds the "app:" part.
 	NamesEndpoints
+	// NamesConfigKeys lists "app:option" for the application's configuration options (its
+	// charm's, and trust); the prefix holds the "app:" part.
+	NamesConfigKeys
 )
 
 // MaxNames bounds one ListNames answer: shell completion asks on every Tab, so its cost follows
@@ -58,6 +61,8 @@ func (s *State) ListNames(ctx context.Context, model string, kind NameKind, pref
 		return s.listKeys(ctx, uuid, ModelPrefix(uuid)+"machines/", prefix, limit)
 	case NamesEndpoints:
 		return s.listEndpoints(ctx, uuid, prefix, limit)
+	case NamesConfigKeys:
+		return s.listConfigKeys(ctx, uuid, prefix, limit)
 	}
 	return nil, false, apierr.Errorf(apierr.NotValid, "name kind %d not valid", kind)
 }
@@ -101,17 +106,54 @@ func (s *State) listKeys(ctx context.Context, uuid, dir, prefix string, limit in
 // listEndpoints lists "app:endpoint" for the endpoints of app's charm, the implicit juju-info
 // included, that start with prefix ("app:" or "app:partial").
 func (s *State) listEndpoints(ctx context.Context, uuid, prefix string, limit int) ([]string, bool, error) {
-	app, _, ok := strings.Cut(prefix, ":")
-	if !ok || !names.IsValidApplication(app) {
-		return nil, false, apierr.Errorf(apierr.NotValid, "endpoint prefix %q does not start with an application name and a colon", prefix)
+	app, err := appOfPrefix(prefix, "endpoint")
+	if err != nil {
+		return nil, false, err
 	}
 	eps, err := s.applicationEndpoints(ctx, uuid, app)
 	if err != nil {
 		return nil, false, err
 	}
+	keys := make([]string, len(eps))
+	for i, ep := range eps {
+		keys[i] = ep.Name
+	}
+	return qualified(app, keys, prefix, limit)
+}
+
+// listConfigKeys lists "app:option" for an application's charm options and trust, from the
+// charm's configuration (cached per charm).
+func (s *State) listConfigKeys(ctx context.Context, uuid, prefix string, limit int) ([]string, bool, error) {
+	app, err := appOfPrefix(prefix, "configuration option")
+	if err != nil {
+		return nil, false, err
+	}
+	a, err := s.Application(ctx, uuid, app)
+	if err != nil {
+		return nil, false, err
+	}
+	cfg, err := s.applicationCharmConfig(ctx, uuid, a)
+	if err != nil {
+		return nil, false, err
+	}
+	return qualified(app, append(cfg.Names(), TrustOption.Name), prefix, limit)
+}
+
+// appOfPrefix is the application of an "app:..." completion prefix.
+func appOfPrefix(prefix, what string) (string, error) {
+	app, _, ok := strings.Cut(prefix, ":")
+	if !ok || !names.IsValidApplication(app) {
+		return "", apierr.Errorf(apierr.NotValid, "%s prefix %q does not start with an application name and a colon", what, prefix)
+	}
+	return app, nil
+}
+
+// qualified returns "app:key" for the keys that match prefix, once each, sorted naturally, at
+// most limit of them.
+func qualified(app string, keys []string, prefix string, limit int) ([]string, bool, error) {
 	var out []string
-	for _, ep := range eps {
-		name := app + ":" + ep.Name
+	for _, k := range keys {
+		name := app + ":" + k
 		if strings.HasPrefix(name, prefix) && !slices.Contains(out, name) {
 			out = append(out, name)
 		}

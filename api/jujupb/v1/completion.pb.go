@@ -32,6 +32,9 @@ const (
 	NameKind_NAME_KIND_MODEL NameKind = 4
 	// Endpoints as "app:endpoint"; prefix must hold the "app:" part.
 	NameKind_NAME_KIND_ENDPOINT NameKind = 5
+	// An application's configuration option names (charm options and trust), as
+	// "app:option"; prefix must hold the "app:" part.
+	NameKind_NAME_KIND_CONFIG_KEY NameKind = 6
 )
 
 // Enum value maps for NameKind.
@@ -43,6 +46,7 @@ var (
 		3: "NAME_KIND_MACHINE",
 		4: "NAME_KIND_MODEL",
 		5: "NAME_KIND_ENDPOINT",
+		6: "NAME_KIND_CONFIG_KEY",
 	}
 	NameKind_value = map[string]int32{
 		"NAME_KIND_UNSPECIFIED": 0,
@@ -51,6 +55,7 @@ var (
 		"NAME_KIND_MACHINE":     3,
 		"NAME_KIND_MODEL":       4,
 		"NAME_KIND_ENDPOINT":    5,
+		"NAME_KIND_CONFIG_KEY":  6,
 	}
 )
 
@@ -216,14 +221,15 @@ const file_completion_proto_rawDesc = "" +
 	"\x05limit\x18\x04 \x01(\x05R\x05limit\"K\n" +
 	"\x15CompleteNamesResponse\x12\x14\n" +
 	"\x05names\x18\x01 \x03(\tR\x05names\x12\x1c\n" +
-	"\ttruncated\x18\x02 \x01(\bR\ttruncated*\x98\x01\n" +
+	"\ttruncated\x18\x02 \x01(\bR\ttruncated*\xb2\x01\n" +
 	"\bNameKind\x12\x19\n" +
 	"\x15NAME_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15NAME_KIND_APPLICATION\x10\x01\x12\x12\n" +
 	"\x0eNAME_KIND_UNIT\x10\x02\x12\x15\n" +
 	"\x11NAME_KIND_MACHINE\x10\x03\x12\x13\n" +
 	"\x0fNAME_KIND_MODEL\x10\x04\x12\x16\n" +
-	"\x12NAME_KIND_ENDPOINT\x10\x052c\n" +
+	"\x12NAME_KIND_ENDPOINT\x10\x05\x12\x18\n" +
+	"\x14NAME_KIND_CONFIG_KEY\x10\x062c\n" +
 	"\x11CompletionService\x12N\n" +
 	"\rCompleteNames\x12\x1d.juju.v1.CompleteNamesRequest\x1a\x1e.juju.v1.CompleteNamesResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
