@@ -119,6 +119,11 @@ func controllerPID(d *cmdutil.ControllerDetails) int {
 	if path == "" && d.DataDir != "" {
 		path = filepath.Join(d.DataDir, pidFile)
 	}
+	return readPID(path)
+}
+
+// readPID reads a pid file; 0 when there is none or it holds no number.
+func readPID(path string) int {
 	if path == "" {
 		return 0
 	}
@@ -142,15 +147,7 @@ func agentHostPID(d *cmdutil.ControllerDetails) int {
 	if d.DataDir == "" {
 		return 0
 	}
-	data, err := os.ReadFile(filepath.Join(d.DataDir, agentHostPIDFile))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		return 0
-	}
-	return pid
+	return readPID(filepath.Join(d.DataDir, agentHostPIDFile))
 }
 
 // signalController sends SIGTERM to jujud alone, so it can stop its workers in order; SIGKILL
