@@ -52,8 +52,11 @@ type authenticator struct {
 	st       *state.State
 	log      *slog.Logger
 	throttle *loginThrottle
-	mu       sync.Mutex
-	cache    map[string]cachedHash
+	// closing ends every stream (watches, log shipping) when the server stops, so that a
+	// graceful stop does not wait for agents that never hang up.
+	closing context.Context
+	mu      sync.Mutex
+	cache   map[string]cachedHash
 }
 
 type cachedHash struct {
@@ -243,5 +246,8 @@ func (a *authenticator) stream(srv any, ss grpc.ServerStream, info *grpc.StreamS
 	if !e.IsAdmin() && !agentAllowed(info.FullMethod) {
 		return apierr.ToStatus(apierr.Errorf(apierr.PermissionDenied, "permission denied"))
 	}
-	return apierr.ToStatus(handler(srv, &authedStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), entityKey{}, e)}))
+	ctx, cancel := context.WithCancel(context.WithValue(ss.Context(), entityKey{}, e))
+	defer cancel()
+	defer context.AfterFunc(a.closing, cancel)()
+	return apierr.ToStatus(handler(srv, &authedStream{ServerStream: ss, ctx: ctx}))
 }

@@ -54,7 +54,11 @@ func New(cfg Config) *grpc.Server {
 	if cfg.PresenceGrace == 0 {
 		cfg.PresenceGrace = DefaultPresenceGrace
 	}
-	auth := &authenticator{st: cfg.State, log: cfg.Log, throttle: newLoginThrottle(cfg.Now), cache: map[string]cachedHash{}}
+	closing := cfg.Context
+	if closing == nil {
+		closing = context.Background()
+	}
+	auth := &authenticator{st: cfg.State, log: cfg.Log, throttle: newLoginThrottle(cfg.Now), cache: map[string]cachedHash{}, closing: closing}
 	if cfg.Context != nil {
 		go auth.forgetRemoved(cfg.Context)
 	}

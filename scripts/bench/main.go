@@ -43,8 +43,9 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops or actions")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions or restart")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
+	flag.IntVar(&restartUnits, "n", restartUnits, "units of the restart and memory figures")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
 	if err != nil {
@@ -52,17 +53,21 @@ func run() error {
 	}
 	defer func() {
 		// A run that failed half-way leaves its controller running: stop it, or it would eat
-		// the next run's CPU (and its data directory goes below it).
-		if _, err := os.Stat(filepath.Join(data, "controllers", "local", "jujud.pid")); err == nil {
-			killController()
+		// the next run's CPU (and its data directory goes below it). Its agent host too, even
+		// when jujud is down (a restart figure failed half-way).
+		for _, f := range []string{"jujud.pid", "agents.pid"} {
+			if _, err := os.Stat(filepath.Join(ctrlDir(), f)); err == nil {
+				killControllerAndHost()
+				break
+			}
 		}
 		os.RemoveAll(data)
 	}()
 
 	switch *only {
 	case "":
-	case "txn", "removal", "charms", "ops", "actions":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone}[*only]
+	case "txn", "removal", "charms", "ops", "actions", "restart":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone, "restart": measureRestart}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -78,7 +83,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn, removal, charms, ops or actions", *only)
+		return fmt.Errorf("-only %q: want txn, removal, charms, ops, actions or restart", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -148,7 +153,7 @@ func run() error {
 	rows = append(rows,
 		row{what: "juju status --format json, 1,000 units", budget: "≤ 60 ms", median: sj, ratio: ratio(sj, version)},
 		row{what: "juju status (tabular), 1,000 units", budget: "≤ 60 ms", median: st, ratio: ratio(st, version)},
-		row{what: "controller RSS, 1,000 units (+1,000 machines)", value: rss()})
+		row{what: "controller (jujud) RSS, 1,000 units (+1,000 machines) beside the models above, agents apart", value: rss()})
 	if err := measureCompletionLive(version); err != nil {
 		return err
 	}
@@ -159,6 +164,10 @@ func run() error {
 
 	// Each removal run bootstraps its own controller.
 	if err := measureRemoval(); err != nil {
+		return err
+	}
+	// So do the restart and memory figures (agents apart, agents in jujud, one machine).
+	if err := measureRestart(); err != nil {
 		return err
 	}
 	rows = append(rows, txnRows...)
@@ -249,22 +258,11 @@ func ratio(d, base time.Duration) string {
 }
 
 func rss() string {
-	pidData, err := os.ReadFile(filepath.Join(data, "controllers", "local", "jujud.pid"))
+	kb, err := rssKB(readPID(filepath.Join(ctrlDir(), "jujud.pid")))
 	if err != nil {
 		return "unknown"
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(pidData)))
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			kb, _ := strconv.Atoi(strings.Fields(line)[1])
-			return fmt.Sprintf("%.0f MB", float64(kb)/1024)
-		}
-	}
-	return "unknown"
+	return fmt.Sprintf("%.0f MB", float64(kb)/1024)
 }
 
 func fmtDur(d time.Duration) string {
@@ -300,7 +298,7 @@ func report() error {
 	b.WriteString("# Benchmarks\n\nMeasured by `make bench` with the real binaries (TLS gRPC, embedded etcd with fsync).\n")
 	fmt.Fprintf(&b, "Machine: %s. Date: %s.\n\n", machine(), time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("Ratios: CLI figures against `juju version` (the cost of starting the CLI at all) measured in the same run; `juju version` against exec of /bin/true; " +
-		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; lifecycle transactions as a share of the etcd Txn floor measured in the same run (see the notes below the table).\n\n")
+		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; a controller restart's exec against the same exec with the controller up just before, and memory against the agents-in-jujud layout; lifecycle transactions as a share of the etcd Txn floor measured in the same run (see the notes below the table).\n\n")
 	b.WriteString("| what | median | budget | ratio |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		v := r.value
