@@ -287,10 +287,11 @@ func TestActionsAndHooksNeverOverlap(t *testing.T) {
 		t.Errorf("the action beside a running hook: %v %v", task, err)
 	}
 	checkTask(t, waitTask(t, c, id, "finished", finished), "completed", "", nil)
-	fs := waitSlow(t, c, "mysql/0 in error", workload("mysql/0", "error", `hook failed: "config-changed"`))
-	if u := findUnit(fs, "mysql/0"); u.GetAgentStatus().GetStatus() != "idle" {
-		t.Errorf("mysql/0 agent after its action: %v", u.GetAgentStatus())
-	}
+	// The task is recorded finished before the agent says it is idle again: wait for both.
+	inError := workload("mysql/0", "error", `hook failed: "config-changed"`)
+	waitSlow(t, c, "mysql/0 in error, its agent idle after its action", func(fs *pb.FullStatusResponse) bool {
+		return inError(fs) && findUnit(fs, "mysql/0").GetAgentStatus().GetStatus() == "idle"
+	})
 	if log := hookLog(t, dir, "mysql/0")[before:]; !seq(log, "config-changed -", "action:backup -") {
 		t.Errorf("mysql/0 hooks: %v", log)
 	}
