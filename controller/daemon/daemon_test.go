@@ -313,11 +313,7 @@ func TestSecretsArePrivate(t *testing.T) {
 
 // --etcd-endpoints: the same controller over an existing etcd instead of the embedded one.
 func TestExternalEtcd(t *testing.T) {
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() }) // runs after the controller stops
+	ext := externalStore(t)
 	c, _, dir := startControllerWith(t, ext)
 	if _, err := os.Stat(filepath.Join(dir, "etcd")); !os.IsNotExist(err) {
 		t.Fatalf("embedded etcd started anyway: %v", err)

@@ -159,11 +159,7 @@ func TestLeaderKeepsLeaseThroughLongHooksAndActions(t *testing.T) {
 // comes back a follower: is-leader False, its leader-set and application status refused in
 // Juju's words, leader-settings-changed run; the new leader runs leader-elected and writes.
 func TestUnitWhoseLeaseWasTakenNoLongerLeads(t *testing.T) {
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() }) // after the controller stops
+	ext := externalStore(t)
 	st := state.New(ext.Client)
 	dir := filepath.Join(t.TempDir(), "controller")
 	gate := filepath.Join(sharedDir(t), "gate") // the hooks read it as their machines' uids

@@ -19,7 +19,6 @@ import (
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 )
 
 // deploy uploads testdata/charms/<charm> and deploys it as app with n units.
@@ -368,11 +367,7 @@ func TestRemovedUnitCredentialIsRefused(t *testing.T) {
 // L-F2 then L-F1: a unit whose agent has stopped working stays dying with a visible reason;
 // forcing it (here with --no-wait) has the controller finish the job and keep the counts.
 func TestStuckUnitShowsWhyAndForceFinishes_LF2_LF1(t *testing.T) {
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() })
+	ext := externalStore(t)
 	c, _, _ := startControllerWith(t, ext)
 	ctx := context.Background()
 	deploy(t, c, "wordpress", "wordpress", 1)

@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jujuclone/juju/controller/agent/hooktool"
+	"github.com/jujuclone/juju/controller/store"
 )
 
 // jujucPath is the hook tools binary the controllers under test link the tools to: a real
@@ -38,4 +40,16 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 	}
 	os.Exit(code)
+}
+
+// externalStore is an etcd of the test's own, outliving the controllers run on it (a controller
+// started again finds what the one before left); it closes after the test's controllers stop.
+func externalStore(t *testing.T) *store.Store {
+	t.Helper()
+	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ext.Close() }) // registered first: runs after the controllers stop
+	return ext
 }

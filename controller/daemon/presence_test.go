@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/apiserver"
-	"github.com/jujuclone/juju/controller/store"
 )
 
 // Status shows an agent lost (a machine's down) only while it really is: an agent that cannot
@@ -18,11 +16,7 @@ import (
 // as well. Between runs the controller is stopped, which stops its agents; each start is a
 // controller that knows nothing of its agents but what they tell it.
 func TestStatusShowsAgentsLostOnlyWhileTheyAre(t *testing.T) {
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() }) // after the controller stops
+	ext := externalStore(t)
 	dir := filepath.Join(t.TempDir(), "controller")
 	c, _, stop := runController(t, dir, ext)
 	deploy(t, c, "mysql", "mysql", 1)

@@ -21,7 +21,6 @@ import (
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/core/life"
 )
 
@@ -67,11 +66,7 @@ func TestRandomLifecycle(t *testing.T) {
 	}
 	t.Logf("seed %d (JUJU_RANDOM_SEED=%d replays the operation choices), %d rounds", seed, seed, rounds)
 
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() })
+	ext := externalStore(t)
 	c, _, _ := startControllerWith(t, ext)
 	st := state.New(ext.Client)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,18 +8,13 @@ import (
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 )
 
 // A status a stopped agent left behind is not kept by the next one: a unit recorded as
 // executing while its controller was down (as a crash mid-hook leaves it) is idle once its
 // agent is back and nothing runs.
 func TestRestartedAgentDoesNotClaimAHookRuns(t *testing.T) {
-	ext, err := store.StartEmbedded(context.Background(), t.TempDir(), store.EmbeddedOptions{NoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ext.Close() }) // after the controller stops
+	ext := externalStore(t)
 	dir := filepath.Join(t.TempDir(), "controller")
 	c, _, stop := runController(t, dir, ext)
 	deploy(t, c, "mysql", "mysql", 1)
