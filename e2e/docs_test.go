@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jujuclone/juju/internal/charmpack"
 )
 
 // docBlock is one fenced block of README.md or docs/*.md.
@@ -221,35 +219,14 @@ func checkConfigExample(t *testing.T, e *env, root string) {
 	}
 }
 
-// packDocCharms packs the ops charms as `make charms` does, or skips (fails under CI) when
-// this machine cannot (see opsCharms).
+// packDocCharms packs the project's ops charms into out as `make charms` does, or skips (fails
+// under CI) when this machine cannot run them (see opsThirdparty).
 func packDocCharms(t *testing.T, root, out string) {
 	t.Helper()
-	thirdparty := os.Getenv("JUJU_THIRDPARTY")
-	if thirdparty == "" {
-		thirdparty = filepath.Join(root, "..", "shared", "thirdparty")
-	}
-	opsDir := filepath.Join(thirdparty, "ops-2.20.0", "ops")
-	_, opsErr := os.Stat(filepath.Join(opsDir, "__init__.py"))
-	pyErr := exec.Command("/usr/bin/python3", "-c", "import yaml, websocket").Run()
-	if opsErr != nil || pyErr != nil {
-		reason := "cannot run ops charms: need ops 2.20.0 at " + opsDir + " and /usr/bin/python3 with yaml and websocket"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(reason)
-		}
-		t.Skip(reason)
-	}
+	_, opsDir := opsThirdparty(t, root, false)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sources, _ := filepath.Glob(filepath.Join(root, "testdata", "opscharms", "*"))
-	for _, src := range sources {
-		name, err := charmpack.Name(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := charmpack.Pack(src, opsDir, filepath.Join(out, name+"_"+charmpack.HostArch()+".charm")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	packCharms(t, opsDir, sources, out)
 }

@@ -27,11 +27,29 @@ func opsCharms(t *testing.T) (*env, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	thirdparty := os.Getenv("JUJU_THIRDPARTY")
+	thirdparty, opsDir := opsThirdparty(t, root, true)
+	sources, _ := filepath.Glob(filepath.Join(root, "testdata", "opscharms", "*"))
+	sources = append(sources,
+		filepath.Join(thirdparty, "jubilant-test-charms", "testdb"),
+		filepath.Join(thirdparty, "jubilant-test-charms", "testapp"))
+	charms := packCharms(t, opsDir, sources, t.TempDir())
+
+	e := build(t)
+	e.ok("bootstrap")
+	t.Cleanup(func() { e.juju("kill-controller", "local", "--no-prompt") })
+	return e, charms
+}
+
+// opsThirdparty finds the third-party folder and its ops library (and jubilant's test charms
+// when asked), and checks the host's Python can run ops charms; it skips saying what is
+// missing, or fails under CI=true.
+func opsThirdparty(t *testing.T, root string, jubilantCharms bool) (thirdparty, opsDir string) {
+	t.Helper()
+	thirdparty = os.Getenv("JUJU_THIRDPARTY")
 	if thirdparty == "" {
 		thirdparty = filepath.Join(root, "..", "shared", "thirdparty")
 	}
-	opsDir := filepath.Join(thirdparty, "ops-2.20.0", "ops")
+	opsDir = filepath.Join(thirdparty, "ops-2.20.0", "ops")
 	var missing []string
 	if out, err := exec.Command("/usr/bin/python3", "-c", "import yaml, websocket").CombinedOutput(); err != nil {
 		missing = append(missing, fmt.Sprintf("/usr/bin/python3 with yaml and websocket (Debian python3-yaml python3-websocket): %s", lastLine(string(out), err)))
@@ -39,7 +57,7 @@ func opsCharms(t *testing.T) (*env, map[string]string) {
 	if _, err := os.Stat(filepath.Join(opsDir, "__init__.py")); err != nil {
 		missing = append(missing, "ops 2.20.0 at "+opsDir+" (set JUJU_THIRDPARTY)")
 	}
-	if _, err := os.Stat(filepath.Join(thirdparty, "jubilant-test-charms")); err != nil {
+	if _, err := os.Stat(filepath.Join(thirdparty, "jubilant-test-charms")); err != nil && jubilantCharms {
 		missing = append(missing, "jubilant's test charms at "+filepath.Join(thirdparty, "jubilant-test-charms"))
 	}
 	if len(missing) > 0 {
@@ -49,13 +67,14 @@ func opsCharms(t *testing.T) (*env, map[string]string) {
 		}
 		t.Skip(reason)
 	}
+	return thirdparty, opsDir
+}
 
+// packCharms packs each charm source with opsDir's ops into dir as <name>_<arch>.charm, as
+// `make charms` does, and returns the files by charm name.
+func packCharms(t *testing.T, opsDir string, sources []string, dir string) map[string]string {
+	t.Helper()
 	charms := map[string]string{}
-	dir := t.TempDir()
-	sources, _ := filepath.Glob(filepath.Join(root, "testdata", "opscharms", "*"))
-	sources = append(sources,
-		filepath.Join(thirdparty, "jubilant-test-charms", "testdb"),
-		filepath.Join(thirdparty, "jubilant-test-charms", "testapp"))
 	for _, src := range sources {
 		name, err := charmpack.Name(src)
 		if err != nil {
@@ -67,11 +86,7 @@ func opsCharms(t *testing.T) (*env, map[string]string) {
 		}
 		charms[name] = file
 	}
-
-	e := build(t)
-	e.ok("bootstrap")
-	t.Cleanup(func() { e.juju("kill-controller", "local", "--no-prompt") })
-	return e, charms
+	return charms
 }
 
 func lastLine(out string, err error) string {

@@ -77,14 +77,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("creating data dir: %w", err)
 	}
-	// With charm code under machine uids the data dir must stay traversable (0711: nothing
-	// in it can be listed or read), also while the controller restarts, since the agent host
-	// and its hooks go on meanwhile (the local provider keeps each entry in it closed).
-	mode := os.FileMode(0o700)
-	if on, _ := local.Isolation(); on {
-		mode = 0o711
-	}
-	if err := os.Chmod(cfg.DataDir, mode); err != nil {
+	// The provider's mode from the start, not 0700 until it opens it: the agent host and its
+	// hooks go on while the controller restarts.
+	if err := os.Chmod(cfg.DataDir, local.DataDirMode()); err != nil {
 		return fmt.Errorf("securing data dir: %w", err)
 	}
 	pidPath := filepath.Join(cfg.DataDir, bootstrap.PIDFile)

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -109,7 +108,7 @@ func (l *Launcher) StopTree(dir string) {
 	dir = filepath.Clean(dir)
 	l.mu.Lock()
 	for d := range l.started {
-		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+		if within(d, dir) {
 			delete(l.started, d)
 		}
 	}

@@ -54,6 +54,16 @@ const claimsLock = ".lock"
 // It is asked once (status asks on every call; a process's uid and namespace do not change).
 func Isolation() (bool, string) { return isolation() }
 
+// DataDirMode is the mode of the controller's data directory: 0711 when charm code runs under
+// machine uids, which must pass through it to their instances (nothing in it can be listed or
+// read), else 0700.
+func DataDirMode() os.FileMode {
+	if on, _ := Isolation(); on {
+		return 0o711
+	}
+	return 0o700
+}
+
 var isolation = sync.OnceValues(func() (bool, string) {
 	if uid := os.Geteuid(); uid != 0 {
 		return false, fmt.Sprintf("the controller runs as uid %d, not root", uid)
