@@ -90,6 +90,7 @@ type Client struct {
 	agent   jujupb.AgentServiceClient
 	log     jujupb.LogServiceClient
 	action  jujupb.ActionServiceClient
+	res     jujupb.ResourceServiceClient
 }
 
 // Dial connects to the controller and checks that it answers: it waits for the connection to
@@ -277,6 +278,7 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 		agent:   jujupb.NewAgentServiceClient(conn),
 		log:     jujupb.NewLogServiceClient(conn),
 		action:  jujupb.NewActionServiceClient(conn),
+		res:     jujupb.NewResourceServiceClient(conn),
 	}
 }
 

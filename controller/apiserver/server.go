@@ -84,6 +84,7 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterActionServiceServer(srv, &actionServer{service: b})
 	pb.RegisterKeyServiceServer(srv, &keyServer{service: b})
 	pb.RegisterSSHAgentServiceServer(srv, &sshAgentServer{service: b})
+	pb.RegisterResourceServiceServer(srv, &resourceServer{service: b})
 	return srv
 }
 

@@ -21,19 +21,220 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ExposeRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	// Empty: every endpoint, from 0.0.0.0/0 and ::/0.
+	Endpoints     []*ExposedEndpoint `protobuf:"bytes,3,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExposeRequest) Reset() {
+	*x = ExposeRequest{}
+	mi := &file_application_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExposeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExposeRequest) ProtoMessage() {}
+
+func (x *ExposeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExposeRequest.ProtoReflect.Descriptor instead.
+func (*ExposeRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ExposeRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ExposeRequest) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *ExposeRequest) GetEndpoints() []*ExposedEndpoint {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+type ExposeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExposeResponse) Reset() {
+	*x = ExposeResponse{}
+	mi := &file_application_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExposeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExposeResponse) ProtoMessage() {}
+
+func (x *ExposeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExposeResponse.ProtoReflect.Descriptor instead.
+func (*ExposeResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{1}
+}
+
+type UnexposeRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	// Empty: unexpose the application entirely.
+	Endpoints     []string `protobuf:"bytes,3,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnexposeRequest) Reset() {
+	*x = UnexposeRequest{}
+	mi := &file_application_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnexposeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnexposeRequest) ProtoMessage() {}
+
+func (x *UnexposeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnexposeRequest.ProtoReflect.Descriptor instead.
+func (*UnexposeRequest) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *UnexposeRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *UnexposeRequest) GetApplication() string {
+	if x != nil {
+		return x.Application
+	}
+	return ""
+}
+
+func (x *UnexposeRequest) GetEndpoints() []string {
+	if x != nil {
+		return x.Endpoints
+	}
+	return nil
+}
+
+type UnexposeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnexposeResponse) Reset() {
+	*x = UnexposeResponse{}
+	mi := &file_application_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnexposeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnexposeResponse) ProtoMessage() {}
+
+func (x *UnexposeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_application_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnexposeResponse.ProtoReflect.Descriptor instead.
+func (*UnexposeResponse) Descriptor() ([]byte, []int) {
+	return file_application_proto_rawDescGZIP(), []int{3}
+}
+
 type SetCharmRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Model       string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	Application string                 `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
 	// The uploaded charm, local:<name>-<revision> (UploadCharm's url).
-	CharmUrl      string `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	CharmUrl string `protobuf:"bytes,3,opt,name=charm_url,json=charmUrl,proto3" json:"charm_url,omitempty"`
+	// ForceUnits switches units in error too: their agents upgrade at once (refresh --force-units).
+	ForceUnits bool `protobuf:"varint,4,opt,name=force_units,json=forceUnits,proto3" json:"force_units,omitempty"`
+	// Config values to set with the switch, as typed on the command line (refresh --config).
+	Config map[string]string `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Resources uploaded pending (ResourceService.UploadResource) that become the application's
+	// with the switch: resource name -> pending id.
+	Resources     map[string]string `protobuf:"bytes,6,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SetCharmRequest) Reset() {
 	*x = SetCharmRequest{}
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +246,7 @@ func (x *SetCharmRequest) String() string {
 func (*SetCharmRequest) ProtoMessage() {}
 
 func (x *SetCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[0]
+	mi := &file_application_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +259,7 @@ func (x *SetCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCharmRequest.ProtoReflect.Descriptor instead.
 func (*SetCharmRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{0}
+	return file_application_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SetCharmRequest) GetModel() string {
@@ -82,6 +283,27 @@ func (x *SetCharmRequest) GetCharmUrl() string {
 	return ""
 }
 
+func (x *SetCharmRequest) GetForceUnits() bool {
+	if x != nil {
+		return x.ForceUnits
+	}
+	return false
+}
+
+func (x *SetCharmRequest) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *SetCharmRequest) GetResources() map[string]string {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
 type SetCharmResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The charm the application had before.
@@ -92,7 +314,7 @@ type SetCharmResponse struct {
 
 func (x *SetCharmResponse) Reset() {
 	*x = SetCharmResponse{}
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -104,7 +326,7 @@ func (x *SetCharmResponse) String() string {
 func (*SetCharmResponse) ProtoMessage() {}
 
 func (x *SetCharmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[1]
+	mi := &file_application_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -117,7 +339,7 @@ func (x *SetCharmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCharmResponse.ProtoReflect.Descriptor instead.
 func (*SetCharmResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{1}
+	return file_application_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SetCharmResponse) GetPreviousCharmUrl() string {
@@ -141,7 +363,7 @@ type ResolveUnitErrorsRequest struct {
 
 func (x *ResolveUnitErrorsRequest) Reset() {
 	*x = ResolveUnitErrorsRequest{}
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -153,7 +375,7 @@ func (x *ResolveUnitErrorsRequest) String() string {
 func (*ResolveUnitErrorsRequest) ProtoMessage() {}
 
 func (x *ResolveUnitErrorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[2]
+	mi := &file_application_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -166,7 +388,7 @@ func (x *ResolveUnitErrorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUnitErrorsRequest.ProtoReflect.Descriptor instead.
 func (*ResolveUnitErrorsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{2}
+	return file_application_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ResolveUnitErrorsRequest) GetModel() string {
@@ -209,7 +431,7 @@ type ResolveResult struct {
 
 func (x *ResolveResult) Reset() {
 	*x = ResolveResult{}
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -221,7 +443,7 @@ func (x *ResolveResult) String() string {
 func (*ResolveResult) ProtoMessage() {}
 
 func (x *ResolveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[3]
+	mi := &file_application_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -234,7 +456,7 @@ func (x *ResolveResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveResult.ProtoReflect.Descriptor instead.
 func (*ResolveResult) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{3}
+	return file_application_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResolveResult) GetName() string {
@@ -267,7 +489,7 @@ type ResolveUnitErrorsResponse struct {
 
 func (x *ResolveUnitErrorsResponse) Reset() {
 	*x = ResolveUnitErrorsResponse{}
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -279,7 +501,7 @@ func (x *ResolveUnitErrorsResponse) String() string {
 func (*ResolveUnitErrorsResponse) ProtoMessage() {}
 
 func (x *ResolveUnitErrorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[4]
+	mi := &file_application_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -292,7 +514,7 @@ func (x *ResolveUnitErrorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUnitErrorsResponse.ProtoReflect.Descriptor instead.
 func (*ResolveUnitErrorsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{4}
+	return file_application_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResolveUnitErrorsResponse) GetResults() []*ResolveResult {
@@ -319,7 +541,7 @@ type ConfigOption struct {
 
 func (x *ConfigOption) Reset() {
 	*x = ConfigOption{}
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +553,7 @@ func (x *ConfigOption) String() string {
 func (*ConfigOption) ProtoMessage() {}
 
 func (x *ConfigOption) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[5]
+	mi := &file_application_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +566,7 @@ func (x *ConfigOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigOption.ProtoReflect.Descriptor instead.
 func (*ConfigOption) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{5}
+	return file_application_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ConfigOption) GetName() string {
@@ -404,7 +626,7 @@ type ApplicationConfig struct {
 
 func (x *ApplicationConfig) Reset() {
 	*x = ApplicationConfig{}
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -416,7 +638,7 @@ func (x *ApplicationConfig) String() string {
 func (*ApplicationConfig) ProtoMessage() {}
 
 func (x *ApplicationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[6]
+	mi := &file_application_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -429,7 +651,7 @@ func (x *ApplicationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationConfig.ProtoReflect.Descriptor instead.
 func (*ApplicationConfig) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{6}
+	return file_application_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ApplicationConfig) GetApplication() string {
@@ -474,7 +696,7 @@ type SetConfigRequest struct {
 
 func (x *SetConfigRequest) Reset() {
 	*x = SetConfigRequest{}
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +708,7 @@ func (x *SetConfigRequest) String() string {
 func (*SetConfigRequest) ProtoMessage() {}
 
 func (x *SetConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[7]
+	mi := &file_application_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +721,7 @@ func (x *SetConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConfigRequest.ProtoReflect.Descriptor instead.
 func (*SetConfigRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{7}
+	return file_application_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetConfigRequest) GetModel() string {
@@ -538,7 +760,7 @@ type SetConfigResponse struct {
 
 func (x *SetConfigResponse) Reset() {
 	*x = SetConfigResponse{}
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -550,7 +772,7 @@ func (x *SetConfigResponse) String() string {
 func (*SetConfigResponse) ProtoMessage() {}
 
 func (x *SetConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[8]
+	mi := &file_application_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -563,7 +785,7 @@ func (x *SetConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConfigResponse.ProtoReflect.Descriptor instead.
 func (*SetConfigResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{8}
+	return file_application_proto_rawDescGZIP(), []int{12}
 }
 
 type UploadCharmRequest struct {
@@ -577,7 +799,7 @@ type UploadCharmRequest struct {
 
 func (x *UploadCharmRequest) Reset() {
 	*x = UploadCharmRequest{}
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +811,7 @@ func (x *UploadCharmRequest) String() string {
 func (*UploadCharmRequest) ProtoMessage() {}
 
 func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[9]
+	mi := &file_application_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +824,7 @@ func (x *UploadCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmRequest.ProtoReflect.Descriptor instead.
 func (*UploadCharmRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{9}
+	return file_application_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UploadCharmRequest) GetModel() string {
@@ -629,7 +851,7 @@ type UploadCharmResponse struct {
 
 func (x *UploadCharmResponse) Reset() {
 	*x = UploadCharmResponse{}
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +863,7 @@ func (x *UploadCharmResponse) String() string {
 func (*UploadCharmResponse) ProtoMessage() {}
 
 func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[10]
+	mi := &file_application_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +876,7 @@ func (x *UploadCharmResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadCharmResponse.ProtoReflect.Descriptor instead.
 func (*UploadCharmResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{10}
+	return file_application_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UploadCharmResponse) GetUrl() string {
@@ -682,14 +904,17 @@ type DeployRequest struct {
 	Constraints string                 `protobuf:"bytes,7,opt,name=constraints,proto3" json:"constraints,omitempty"`
 	Config      map[string]string      `protobuf:"bytes,8,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Trust sets the application config option "trust" (deploy --trust).
-	Trust         bool `protobuf:"varint,9,opt,name=trust,proto3" json:"trust,omitempty"`
+	Trust bool `protobuf:"varint,9,opt,name=trust,proto3" json:"trust,omitempty"`
+	// Resources uploaded pending (ResourceService.UploadResource with pending) that become the
+	// application's: resource name -> pending id.
+	Resources     map[string]string `protobuf:"bytes,10,rep,name=resources,proto3" json:"resources,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeployRequest) Reset() {
 	*x = DeployRequest{}
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +926,7 @@ func (x *DeployRequest) String() string {
 func (*DeployRequest) ProtoMessage() {}
 
 func (x *DeployRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[11]
+	mi := &file_application_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +939,7 @@ func (x *DeployRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployRequest.ProtoReflect.Descriptor instead.
 func (*DeployRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{11}
+	return file_application_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeployRequest) GetModel() string {
@@ -780,6 +1005,13 @@ func (x *DeployRequest) GetTrust() bool {
 	return false
 }
 
+func (x *DeployRequest) GetResources() map[string]string {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
 type DeployResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Units         []string               `protobuf:"bytes,1,rep,name=units,proto3" json:"units,omitempty"`
@@ -789,7 +1021,7 @@ type DeployResponse struct {
 
 func (x *DeployResponse) Reset() {
 	*x = DeployResponse{}
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +1033,7 @@ func (x *DeployResponse) String() string {
 func (*DeployResponse) ProtoMessage() {}
 
 func (x *DeployResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[12]
+	mi := &file_application_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +1046,7 @@ func (x *DeployResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployResponse.ProtoReflect.Descriptor instead.
 func (*DeployResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{12}
+	return file_application_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeployResponse) GetUnits() []string {
@@ -836,7 +1068,7 @@ type AddUnitsRequest struct {
 
 func (x *AddUnitsRequest) Reset() {
 	*x = AddUnitsRequest{}
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +1080,7 @@ func (x *AddUnitsRequest) String() string {
 func (*AddUnitsRequest) ProtoMessage() {}
 
 func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[13]
+	mi := &file_application_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +1093,7 @@ func (x *AddUnitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsRequest.ProtoReflect.Descriptor instead.
 func (*AddUnitsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{13}
+	return file_application_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AddUnitsRequest) GetModel() string {
@@ -901,7 +1133,7 @@ type AddUnitsResponse struct {
 
 func (x *AddUnitsResponse) Reset() {
 	*x = AddUnitsResponse{}
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1145,7 @@ func (x *AddUnitsResponse) String() string {
 func (*AddUnitsResponse) ProtoMessage() {}
 
 func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[14]
+	mi := &file_application_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1158,7 @@ func (x *AddUnitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUnitsResponse.ProtoReflect.Descriptor instead.
 func (*AddUnitsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{14}
+	return file_application_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AddUnitsResponse) GetUnits() []string {
@@ -946,7 +1178,7 @@ type ApplicationRef struct {
 
 func (x *ApplicationRef) Reset() {
 	*x = ApplicationRef{}
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -958,7 +1190,7 @@ func (x *ApplicationRef) String() string {
 func (*ApplicationRef) ProtoMessage() {}
 
 func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[15]
+	mi := &file_application_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -971,7 +1203,7 @@ func (x *ApplicationRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationRef.ProtoReflect.Descriptor instead.
 func (*ApplicationRef) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{15}
+	return file_application_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ApplicationRef) GetModel() string {
@@ -999,7 +1231,7 @@ type SetConstraintsRequest struct {
 
 func (x *SetConstraintsRequest) Reset() {
 	*x = SetConstraintsRequest{}
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1011,7 +1243,7 @@ func (x *SetConstraintsRequest) String() string {
 func (*SetConstraintsRequest) ProtoMessage() {}
 
 func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[16]
+	mi := &file_application_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1024,7 +1256,7 @@ func (x *SetConstraintsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsRequest.ProtoReflect.Descriptor instead.
 func (*SetConstraintsRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{16}
+	return file_application_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SetConstraintsRequest) GetModel() string {
@@ -1056,7 +1288,7 @@ type SetConstraintsResponse struct {
 
 func (x *SetConstraintsResponse) Reset() {
 	*x = SetConstraintsResponse{}
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1300,7 @@ func (x *SetConstraintsResponse) String() string {
 func (*SetConstraintsResponse) ProtoMessage() {}
 
 func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[17]
+	mi := &file_application_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1313,7 @@ func (x *SetConstraintsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConstraintsResponse.ProtoReflect.Descriptor instead.
 func (*SetConstraintsResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{17}
+	return file_application_proto_rawDescGZIP(), []int{21}
 }
 
 type IntegrateRequest struct {
@@ -1094,7 +1326,7 @@ type IntegrateRequest struct {
 
 func (x *IntegrateRequest) Reset() {
 	*x = IntegrateRequest{}
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1338,7 @@ func (x *IntegrateRequest) String() string {
 func (*IntegrateRequest) ProtoMessage() {}
 
 func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[18]
+	mi := &file_application_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1351,7 @@ func (x *IntegrateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateRequest.ProtoReflect.Descriptor instead.
 func (*IntegrateRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{18}
+	return file_application_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *IntegrateRequest) GetModel() string {
@@ -1147,7 +1379,7 @@ type IntegrateResponse struct {
 
 func (x *IntegrateResponse) Reset() {
 	*x = IntegrateResponse{}
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1391,7 @@ func (x *IntegrateResponse) String() string {
 func (*IntegrateResponse) ProtoMessage() {}
 
 func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[19]
+	mi := &file_application_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1404,7 @@ func (x *IntegrateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntegrateResponse.ProtoReflect.Descriptor instead.
 func (*IntegrateResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{19}
+	return file_application_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *IntegrateResponse) GetId() int64 {
@@ -1212,7 +1444,7 @@ type RemoveRelationRequest struct {
 
 func (x *RemoveRelationRequest) Reset() {
 	*x = RemoveRelationRequest{}
-	mi := &file_application_proto_msgTypes[20]
+	mi := &file_application_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1456,7 @@ func (x *RemoveRelationRequest) String() string {
 func (*RemoveRelationRequest) ProtoMessage() {}
 
 func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[20]
+	mi := &file_application_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1469,7 @@ func (x *RemoveRelationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRelationRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{20}
+	return file_application_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RemoveRelationRequest) GetModel() string {
@@ -1294,7 +1526,7 @@ type RemoveRelationResponse struct {
 
 func (x *RemoveRelationResponse) Reset() {
 	*x = RemoveRelationResponse{}
-	mi := &file_application_proto_msgTypes[21]
+	mi := &file_application_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1538,7 @@ func (x *RemoveRelationResponse) String() string {
 func (*RemoveRelationResponse) ProtoMessage() {}
 
 func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[21]
+	mi := &file_application_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1551,7 @@ func (x *RemoveRelationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRelationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveRelationResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{21}
+	return file_application_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RemoveRelationResponse) GetId() int64 {
@@ -1362,7 +1594,7 @@ type RemoveRequest struct {
 
 func (x *RemoveRequest) Reset() {
 	*x = RemoveRequest{}
-	mi := &file_application_proto_msgTypes[22]
+	mi := &file_application_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1606,7 @@ func (x *RemoveRequest) String() string {
 func (*RemoveRequest) ProtoMessage() {}
 
 func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[22]
+	mi := &file_application_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1619,7 @@ func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{22}
+	return file_application_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RemoveRequest) GetModel() string {
@@ -1451,7 +1683,7 @@ type RemoveResult struct {
 
 func (x *RemoveResult) Reset() {
 	*x = RemoveResult{}
-	mi := &file_application_proto_msgTypes[23]
+	mi := &file_application_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1695,7 @@ func (x *RemoveResult) String() string {
 func (*RemoveResult) ProtoMessage() {}
 
 func (x *RemoveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[23]
+	mi := &file_application_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1708,7 @@ func (x *RemoveResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResult.ProtoReflect.Descriptor instead.
 func (*RemoveResult) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{23}
+	return file_application_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RemoveResult) GetName() string {
@@ -1530,7 +1762,7 @@ type RemoveResponse struct {
 
 func (x *RemoveResponse) Reset() {
 	*x = RemoveResponse{}
-	mi := &file_application_proto_msgTypes[24]
+	mi := &file_application_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1542,7 +1774,7 @@ func (x *RemoveResponse) String() string {
 func (*RemoveResponse) ProtoMessage() {}
 
 func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[24]
+	mi := &file_application_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1555,7 +1787,7 @@ func (x *RemoveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveResponse.ProtoReflect.Descriptor instead.
 func (*RemoveResponse) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{24}
+	return file_application_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RemoveResponse) GetResults() []*RemoveResult {
@@ -1575,7 +1807,7 @@ type ShowUnitRequest struct {
 
 func (x *ShowUnitRequest) Reset() {
 	*x = ShowUnitRequest{}
-	mi := &file_application_proto_msgTypes[25]
+	mi := &file_application_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1587,7 +1819,7 @@ func (x *ShowUnitRequest) String() string {
 func (*ShowUnitRequest) ProtoMessage() {}
 
 func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[25]
+	mi := &file_application_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1600,7 +1832,7 @@ func (x *ShowUnitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShowUnitRequest.ProtoReflect.Descriptor instead.
 func (*ShowUnitRequest) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{25}
+	return file_application_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ShowUnitRequest) GetModel() string {
@@ -1628,7 +1860,7 @@ type RelatedUnit struct {
 
 func (x *RelatedUnit) Reset() {
 	*x = RelatedUnit{}
-	mi := &file_application_proto_msgTypes[26]
+	mi := &file_application_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1872,7 @@ func (x *RelatedUnit) String() string {
 func (*RelatedUnit) ProtoMessage() {}
 
 func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[26]
+	mi := &file_application_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1885,7 @@ func (x *RelatedUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelatedUnit.ProtoReflect.Descriptor instead.
 func (*RelatedUnit) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{26}
+	return file_application_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RelatedUnit) GetUnit() string {
@@ -1693,7 +1925,7 @@ type RelationInfo struct {
 
 func (x *RelationInfo) Reset() {
 	*x = RelationInfo{}
-	mi := &file_application_proto_msgTypes[27]
+	mi := &file_application_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +1937,7 @@ func (x *RelationInfo) String() string {
 func (*RelationInfo) ProtoMessage() {}
 
 func (x *RelationInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[27]
+	mi := &file_application_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +1950,7 @@ func (x *RelationInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationInfo.ProtoReflect.Descriptor instead.
 func (*RelationInfo) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{27}
+	return file_application_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RelationInfo) GetRelationId() int64 {
@@ -1784,7 +2016,7 @@ type UnitDetail struct {
 
 func (x *UnitDetail) Reset() {
 	*x = UnitDetail{}
-	mi := &file_application_proto_msgTypes[28]
+	mi := &file_application_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +2028,7 @@ func (x *UnitDetail) String() string {
 func (*UnitDetail) ProtoMessage() {}
 
 func (x *UnitDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_application_proto_msgTypes[28]
+	mi := &file_application_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +2041,7 @@ func (x *UnitDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitDetail.ProtoReflect.Descriptor instead.
 func (*UnitDetail) Descriptor() ([]byte, []int) {
-	return file_application_proto_rawDescGZIP(), []int{28}
+	return file_application_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UnitDetail) GetUnit() *UnitStatus {
@@ -1851,11 +2083,31 @@ var File_application_proto protoreflect.FileDescriptor
 
 const file_application_proto_rawDesc = "" +
 	"\n" +
-	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"f\n" +
+	"\x11application.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\x10controller.proto\x1a\fstatus.proto\"\x7f\n" +
+	"\rExposeRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
+	"\vapplication\x18\x02 \x01(\tR\vapplication\x126\n" +
+	"\tendpoints\x18\x03 \x03(\v2\x18.juju.v1.ExposedEndpointR\tendpoints\"\x10\n" +
+	"\x0eExposeResponse\"g\n" +
+	"\x0fUnexposeRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
+	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1c\n" +
+	"\tendpoints\x18\x03 \x03(\tR\tendpoints\"\x12\n" +
+	"\x10UnexposeResponse\"\x85\x03\n" +
 	"\x0fSetCharmRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
-	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\"@\n" +
+	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x12\x1f\n" +
+	"\vforce_units\x18\x04 \x01(\bR\n" +
+	"forceUnits\x12<\n" +
+	"\x06config\x18\x05 \x03(\v2$.juju.v1.SetCharmRequest.ConfigEntryR\x06config\x12E\n" +
+	"\tresources\x18\x06 \x03(\v2'.juju.v1.SetCharmRequest.ResourcesEntryR\tresources\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a<\n" +
+	"\x0eResourcesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"@\n" +
 	"\x10SetCharmResponse\x12,\n" +
 	"\x12previous_charm_url\x18\x01 \x01(\tR\x10previousCharmUrl\"n\n" +
 	"\x18ResolveUnitErrorsRequest\x12\x14\n" +
@@ -1896,7 +2148,7 @@ const file_application_proto_rawDesc = "" +
 	"\aarchive\x18\x02 \x01(\fR\aarchive\"C\n" +
 	"\x13UploadCharmResponse\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1a\n" +
-	"\brevision\x18\x02 \x01(\x05R\brevision\"\x85\x03\n" +
+	"\brevision\x18\x02 \x01(\x05R\brevision\"\x88\x04\n" +
 	"\rDeployRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
@@ -1906,8 +2158,13 @@ const file_application_proto_rawDesc = "" +
 	"\tplacement\x18\x06 \x03(\v2\x12.juju.v1.PlacementR\tplacement\x12 \n" +
 	"\vconstraints\x18\a \x01(\tR\vconstraints\x12:\n" +
 	"\x06config\x18\b \x03(\v2\".juju.v1.DeployRequest.ConfigEntryR\x06config\x12\x14\n" +
-	"\x05trust\x18\t \x01(\bR\x05trust\x1a9\n" +
+	"\x05trust\x18\t \x01(\bR\x05trust\x12C\n" +
+	"\tresources\x18\n" +
+	" \x03(\v2%.juju.v1.DeployRequest.ResourcesEntryR\tresources\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a<\n" +
+	"\x0eResourcesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"&\n" +
 	"\x0eDeployResponse\x12\x14\n" +
@@ -1990,7 +2247,7 @@ const file_application_proto_rawDesc = "" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x1b\n" +
 	"\tcharm_url\x18\x03 \x01(\tR\bcharmUrl\x123\n" +
 	"\trelations\x18\x04 \x03(\v2\x15.juju.v1.RelationInfoR\trelations\x12)\n" +
-	"\x10workload_version\x18\x05 \x01(\tR\x0fworkloadVersion2\xea\a\n" +
+	"\x10workload_version\x18\x05 \x01(\tR\x0fworkloadVersion2\xe6\b\n" +
 	"\x12ApplicationService\x12H\n" +
 	"\vUploadCharm\x12\x1b.juju.v1.UploadCharmRequest\x1a\x1c.juju.v1.UploadCharmResponse\x129\n" +
 	"\x06Deploy\x12\x16.juju.v1.DeployRequest\x1a\x17.juju.v1.DeployResponse\x12?\n" +
@@ -2005,7 +2262,9 @@ const file_application_proto_rawDesc = "" +
 	"\x11ResolveUnitErrors\x12!.juju.v1.ResolveUnitErrorsRequest\x1a\".juju.v1.ResolveUnitErrorsResponse\x12@\n" +
 	"\tGetConfig\x12\x17.juju.v1.ApplicationRef\x1a\x1a.juju.v1.ApplicationConfig\x12B\n" +
 	"\tSetConfig\x12\x19.juju.v1.SetConfigRequest\x1a\x1a.juju.v1.SetConfigResponse\x12?\n" +
-	"\bSetCharm\x12\x18.juju.v1.SetCharmRequest\x1a\x19.juju.v1.SetCharmResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\bSetCharm\x12\x18.juju.v1.SetCharmRequest\x1a\x19.juju.v1.SetCharmResponse\x129\n" +
+	"\x06Expose\x12\x16.juju.v1.ExposeRequest\x1a\x17.juju.v1.ExposeResponse\x12?\n" +
+	"\bUnexpose\x12\x18.juju.v1.UnexposeRequest\x1a\x19.juju.v1.UnexposeResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_application_proto_rawDescOnce sync.Once
@@ -2019,97 +2278,113 @@ func file_application_proto_rawDescGZIP() []byte {
 	return file_application_proto_rawDescData
 }
 
-var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_application_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_application_proto_goTypes = []any{
-	(*SetCharmRequest)(nil),           // 0: juju.v1.SetCharmRequest
-	(*SetCharmResponse)(nil),          // 1: juju.v1.SetCharmResponse
-	(*ResolveUnitErrorsRequest)(nil),  // 2: juju.v1.ResolveUnitErrorsRequest
-	(*ResolveResult)(nil),             // 3: juju.v1.ResolveResult
-	(*ResolveUnitErrorsResponse)(nil), // 4: juju.v1.ResolveUnitErrorsResponse
-	(*ConfigOption)(nil),              // 5: juju.v1.ConfigOption
-	(*ApplicationConfig)(nil),         // 6: juju.v1.ApplicationConfig
-	(*SetConfigRequest)(nil),          // 7: juju.v1.SetConfigRequest
-	(*SetConfigResponse)(nil),         // 8: juju.v1.SetConfigResponse
-	(*UploadCharmRequest)(nil),        // 9: juju.v1.UploadCharmRequest
-	(*UploadCharmResponse)(nil),       // 10: juju.v1.UploadCharmResponse
-	(*DeployRequest)(nil),             // 11: juju.v1.DeployRequest
-	(*DeployResponse)(nil),            // 12: juju.v1.DeployResponse
-	(*AddUnitsRequest)(nil),           // 13: juju.v1.AddUnitsRequest
-	(*AddUnitsResponse)(nil),          // 14: juju.v1.AddUnitsResponse
-	(*ApplicationRef)(nil),            // 15: juju.v1.ApplicationRef
-	(*SetConstraintsRequest)(nil),     // 16: juju.v1.SetConstraintsRequest
-	(*SetConstraintsResponse)(nil),    // 17: juju.v1.SetConstraintsResponse
-	(*IntegrateRequest)(nil),          // 18: juju.v1.IntegrateRequest
-	(*IntegrateResponse)(nil),         // 19: juju.v1.IntegrateResponse
-	(*RemoveRelationRequest)(nil),     // 20: juju.v1.RemoveRelationRequest
-	(*RemoveRelationResponse)(nil),    // 21: juju.v1.RemoveRelationResponse
-	(*RemoveRequest)(nil),             // 22: juju.v1.RemoveRequest
-	(*RemoveResult)(nil),              // 23: juju.v1.RemoveResult
-	(*RemoveResponse)(nil),            // 24: juju.v1.RemoveResponse
-	(*ShowUnitRequest)(nil),           // 25: juju.v1.ShowUnitRequest
-	(*RelatedUnit)(nil),               // 26: juju.v1.RelatedUnit
-	(*RelationInfo)(nil),              // 27: juju.v1.RelationInfo
-	(*UnitDetail)(nil),                // 28: juju.v1.UnitDetail
-	nil,                               // 29: juju.v1.SetConfigRequest.ValuesEntry
-	nil,                               // 30: juju.v1.DeployRequest.ConfigEntry
-	nil,                               // 31: juju.v1.RelatedUnit.DataEntry
-	nil,                               // 32: juju.v1.RelationInfo.ApplicationDataEntry
-	(*Base)(nil),                      // 33: juju.v1.Base
-	(*Placement)(nil),                 // 34: juju.v1.Placement
-	(*RelationEndpoint)(nil),          // 35: juju.v1.RelationEndpoint
-	(*UnitStatus)(nil),                // 36: juju.v1.UnitStatus
-	(*Constraints)(nil),               // 37: juju.v1.Constraints
+	(*ExposeRequest)(nil),             // 0: juju.v1.ExposeRequest
+	(*ExposeResponse)(nil),            // 1: juju.v1.ExposeResponse
+	(*UnexposeRequest)(nil),           // 2: juju.v1.UnexposeRequest
+	(*UnexposeResponse)(nil),          // 3: juju.v1.UnexposeResponse
+	(*SetCharmRequest)(nil),           // 4: juju.v1.SetCharmRequest
+	(*SetCharmResponse)(nil),          // 5: juju.v1.SetCharmResponse
+	(*ResolveUnitErrorsRequest)(nil),  // 6: juju.v1.ResolveUnitErrorsRequest
+	(*ResolveResult)(nil),             // 7: juju.v1.ResolveResult
+	(*ResolveUnitErrorsResponse)(nil), // 8: juju.v1.ResolveUnitErrorsResponse
+	(*ConfigOption)(nil),              // 9: juju.v1.ConfigOption
+	(*ApplicationConfig)(nil),         // 10: juju.v1.ApplicationConfig
+	(*SetConfigRequest)(nil),          // 11: juju.v1.SetConfigRequest
+	(*SetConfigResponse)(nil),         // 12: juju.v1.SetConfigResponse
+	(*UploadCharmRequest)(nil),        // 13: juju.v1.UploadCharmRequest
+	(*UploadCharmResponse)(nil),       // 14: juju.v1.UploadCharmResponse
+	(*DeployRequest)(nil),             // 15: juju.v1.DeployRequest
+	(*DeployResponse)(nil),            // 16: juju.v1.DeployResponse
+	(*AddUnitsRequest)(nil),           // 17: juju.v1.AddUnitsRequest
+	(*AddUnitsResponse)(nil),          // 18: juju.v1.AddUnitsResponse
+	(*ApplicationRef)(nil),            // 19: juju.v1.ApplicationRef
+	(*SetConstraintsRequest)(nil),     // 20: juju.v1.SetConstraintsRequest
+	(*SetConstraintsResponse)(nil),    // 21: juju.v1.SetConstraintsResponse
+	(*IntegrateRequest)(nil),          // 22: juju.v1.IntegrateRequest
+	(*IntegrateResponse)(nil),         // 23: juju.v1.IntegrateResponse
+	(*RemoveRelationRequest)(nil),     // 24: juju.v1.RemoveRelationRequest
+	(*RemoveRelationResponse)(nil),    // 25: juju.v1.RemoveRelationResponse
+	(*RemoveRequest)(nil),             // 26: juju.v1.RemoveRequest
+	(*RemoveResult)(nil),              // 27: juju.v1.RemoveResult
+	(*RemoveResponse)(nil),            // 28: juju.v1.RemoveResponse
+	(*ShowUnitRequest)(nil),           // 29: juju.v1.ShowUnitRequest
+	(*RelatedUnit)(nil),               // 30: juju.v1.RelatedUnit
+	(*RelationInfo)(nil),              // 31: juju.v1.RelationInfo
+	(*UnitDetail)(nil),                // 32: juju.v1.UnitDetail
+	nil,                               // 33: juju.v1.SetCharmRequest.ConfigEntry
+	nil,                               // 34: juju.v1.SetCharmRequest.ResourcesEntry
+	nil,                               // 35: juju.v1.SetConfigRequest.ValuesEntry
+	nil,                               // 36: juju.v1.DeployRequest.ConfigEntry
+	nil,                               // 37: juju.v1.DeployRequest.ResourcesEntry
+	nil,                               // 38: juju.v1.RelatedUnit.DataEntry
+	nil,                               // 39: juju.v1.RelationInfo.ApplicationDataEntry
+	(*ExposedEndpoint)(nil),           // 40: juju.v1.ExposedEndpoint
+	(*Base)(nil),                      // 41: juju.v1.Base
+	(*Placement)(nil),                 // 42: juju.v1.Placement
+	(*RelationEndpoint)(nil),          // 43: juju.v1.RelationEndpoint
+	(*UnitStatus)(nil),                // 44: juju.v1.UnitStatus
+	(*Constraints)(nil),               // 45: juju.v1.Constraints
 }
 var file_application_proto_depIdxs = []int32{
-	3,  // 0: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
-	5,  // 1: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
-	5,  // 2: juju.v1.ApplicationConfig.application_options:type_name -> juju.v1.ConfigOption
-	29, // 3: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
-	33, // 4: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
-	34, // 5: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
-	30, // 6: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
-	34, // 7: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
-	35, // 8: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
-	23, // 9: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
-	31, // 10: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
-	26, // 11: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
-	26, // 12: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
-	32, // 13: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
-	36, // 14: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
-	27, // 15: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
-	9,  // 16: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
-	11, // 17: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
-	13, // 18: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
-	15, // 19: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
-	16, // 20: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
-	18, // 21: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
-	20, // 22: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
-	22, // 23: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
-	22, // 24: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
-	25, // 25: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
-	2,  // 26: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
-	15, // 27: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
-	7,  // 28: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
-	0,  // 29: juju.v1.ApplicationService.SetCharm:input_type -> juju.v1.SetCharmRequest
-	10, // 30: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
-	12, // 31: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
-	14, // 32: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
-	37, // 33: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
-	17, // 34: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
-	19, // 35: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
-	21, // 36: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
-	24, // 37: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
-	24, // 38: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
-	28, // 39: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
-	4,  // 40: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
-	6,  // 41: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
-	8,  // 42: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
-	1,  // 43: juju.v1.ApplicationService.SetCharm:output_type -> juju.v1.SetCharmResponse
-	30, // [30:44] is the sub-list for method output_type
-	16, // [16:30] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	40, // 0: juju.v1.ExposeRequest.endpoints:type_name -> juju.v1.ExposedEndpoint
+	33, // 1: juju.v1.SetCharmRequest.config:type_name -> juju.v1.SetCharmRequest.ConfigEntry
+	34, // 2: juju.v1.SetCharmRequest.resources:type_name -> juju.v1.SetCharmRequest.ResourcesEntry
+	7,  // 3: juju.v1.ResolveUnitErrorsResponse.results:type_name -> juju.v1.ResolveResult
+	9,  // 4: juju.v1.ApplicationConfig.options:type_name -> juju.v1.ConfigOption
+	9,  // 5: juju.v1.ApplicationConfig.application_options:type_name -> juju.v1.ConfigOption
+	35, // 6: juju.v1.SetConfigRequest.values:type_name -> juju.v1.SetConfigRequest.ValuesEntry
+	41, // 7: juju.v1.DeployRequest.base:type_name -> juju.v1.Base
+	42, // 8: juju.v1.DeployRequest.placement:type_name -> juju.v1.Placement
+	36, // 9: juju.v1.DeployRequest.config:type_name -> juju.v1.DeployRequest.ConfigEntry
+	37, // 10: juju.v1.DeployRequest.resources:type_name -> juju.v1.DeployRequest.ResourcesEntry
+	42, // 11: juju.v1.AddUnitsRequest.placement:type_name -> juju.v1.Placement
+	43, // 12: juju.v1.IntegrateResponse.endpoints:type_name -> juju.v1.RelationEndpoint
+	27, // 13: juju.v1.RemoveResponse.results:type_name -> juju.v1.RemoveResult
+	38, // 14: juju.v1.RelatedUnit.data:type_name -> juju.v1.RelatedUnit.DataEntry
+	30, // 15: juju.v1.RelationInfo.local_unit:type_name -> juju.v1.RelatedUnit
+	30, // 16: juju.v1.RelationInfo.related_units:type_name -> juju.v1.RelatedUnit
+	39, // 17: juju.v1.RelationInfo.application_data:type_name -> juju.v1.RelationInfo.ApplicationDataEntry
+	44, // 18: juju.v1.UnitDetail.unit:type_name -> juju.v1.UnitStatus
+	31, // 19: juju.v1.UnitDetail.relations:type_name -> juju.v1.RelationInfo
+	13, // 20: juju.v1.ApplicationService.UploadCharm:input_type -> juju.v1.UploadCharmRequest
+	15, // 21: juju.v1.ApplicationService.Deploy:input_type -> juju.v1.DeployRequest
+	17, // 22: juju.v1.ApplicationService.AddUnits:input_type -> juju.v1.AddUnitsRequest
+	19, // 23: juju.v1.ApplicationService.GetConstraints:input_type -> juju.v1.ApplicationRef
+	20, // 24: juju.v1.ApplicationService.SetConstraints:input_type -> juju.v1.SetConstraintsRequest
+	22, // 25: juju.v1.ApplicationService.Integrate:input_type -> juju.v1.IntegrateRequest
+	24, // 26: juju.v1.ApplicationService.RemoveRelation:input_type -> juju.v1.RemoveRelationRequest
+	26, // 27: juju.v1.ApplicationService.RemoveUnits:input_type -> juju.v1.RemoveRequest
+	26, // 28: juju.v1.ApplicationService.RemoveApplications:input_type -> juju.v1.RemoveRequest
+	29, // 29: juju.v1.ApplicationService.ShowUnit:input_type -> juju.v1.ShowUnitRequest
+	6,  // 30: juju.v1.ApplicationService.ResolveUnitErrors:input_type -> juju.v1.ResolveUnitErrorsRequest
+	19, // 31: juju.v1.ApplicationService.GetConfig:input_type -> juju.v1.ApplicationRef
+	11, // 32: juju.v1.ApplicationService.SetConfig:input_type -> juju.v1.SetConfigRequest
+	4,  // 33: juju.v1.ApplicationService.SetCharm:input_type -> juju.v1.SetCharmRequest
+	0,  // 34: juju.v1.ApplicationService.Expose:input_type -> juju.v1.ExposeRequest
+	2,  // 35: juju.v1.ApplicationService.Unexpose:input_type -> juju.v1.UnexposeRequest
+	14, // 36: juju.v1.ApplicationService.UploadCharm:output_type -> juju.v1.UploadCharmResponse
+	16, // 37: juju.v1.ApplicationService.Deploy:output_type -> juju.v1.DeployResponse
+	18, // 38: juju.v1.ApplicationService.AddUnits:output_type -> juju.v1.AddUnitsResponse
+	45, // 39: juju.v1.ApplicationService.GetConstraints:output_type -> juju.v1.Constraints
+	21, // 40: juju.v1.ApplicationService.SetConstraints:output_type -> juju.v1.SetConstraintsResponse
+	23, // 41: juju.v1.ApplicationService.Integrate:output_type -> juju.v1.IntegrateResponse
+	25, // 42: juju.v1.ApplicationService.RemoveRelation:output_type -> juju.v1.RemoveRelationResponse
+	28, // 43: juju.v1.ApplicationService.RemoveUnits:output_type -> juju.v1.RemoveResponse
+	28, // 44: juju.v1.ApplicationService.RemoveApplications:output_type -> juju.v1.RemoveResponse
+	32, // 45: juju.v1.ApplicationService.ShowUnit:output_type -> juju.v1.UnitDetail
+	8,  // 46: juju.v1.ApplicationService.ResolveUnitErrors:output_type -> juju.v1.ResolveUnitErrorsResponse
+	10, // 47: juju.v1.ApplicationService.GetConfig:output_type -> juju.v1.ApplicationConfig
+	12, // 48: juju.v1.ApplicationService.SetConfig:output_type -> juju.v1.SetConfigResponse
+	5,  // 49: juju.v1.ApplicationService.SetCharm:output_type -> juju.v1.SetCharmResponse
+	1,  // 50: juju.v1.ApplicationService.Expose:output_type -> juju.v1.ExposeResponse
+	3,  // 51: juju.v1.ApplicationService.Unexpose:output_type -> juju.v1.UnexposeResponse
+	36, // [36:52] is the sub-list for method output_type
+	20, // [20:36] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_application_proto_init() }
@@ -2126,7 +2401,7 @@ func file_application_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_application_proto_rawDesc), len(file_application_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

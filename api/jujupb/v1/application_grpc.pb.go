@@ -33,6 +33,8 @@ const (
 	ApplicationService_GetConfig_FullMethodName          = "/juju.v1.ApplicationService/GetConfig"
 	ApplicationService_SetConfig_FullMethodName          = "/juju.v1.ApplicationService/SetConfig"
 	ApplicationService_SetCharm_FullMethodName           = "/juju.v1.ApplicationService/SetCharm"
+	ApplicationService_Expose_FullMethodName             = "/juju.v1.ApplicationService/Expose"
+	ApplicationService_Unexpose_FullMethodName           = "/juju.v1.ApplicationService/Unexpose"
 )
 
 // ApplicationServiceClient is the client API for ApplicationService service.
@@ -74,6 +76,12 @@ type ApplicationServiceClient interface {
 	// same interface and role; config values of options that are gone are dropped. Units keep
 	// their charm until their agents upgrade (AgentService.SetUnitCharm).
 	SetCharm(ctx context.Context, in *SetCharmRequest, opts ...grpc.CallOption) (*SetCharmResponse, error)
+	// Expose marks an application exposed (juju expose): every endpoint, or the endpoints named,
+	// reachable from the spaces and CIDRs given (0.0.0.0/0 and ::/0 when none is given). Exposing
+	// an endpoint again replaces its settings; the others are kept.
+	Expose(ctx context.Context, in *ExposeRequest, opts ...grpc.CallOption) (*ExposeResponse, error)
+	// Unexpose removes the exposure of the endpoints named, or all of it.
+	Unexpose(ctx context.Context, in *UnexposeRequest, opts ...grpc.CallOption) (*UnexposeResponse, error)
 }
 
 type applicationServiceClient struct {
@@ -224,6 +232,26 @@ func (c *applicationServiceClient) SetCharm(ctx context.Context, in *SetCharmReq
 	return out, nil
 }
 
+func (c *applicationServiceClient) Expose(ctx context.Context, in *ExposeRequest, opts ...grpc.CallOption) (*ExposeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExposeResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_Expose_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *applicationServiceClient) Unexpose(ctx context.Context, in *UnexposeRequest, opts ...grpc.CallOption) (*UnexposeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnexposeResponse)
+	err := c.cc.Invoke(ctx, ApplicationService_Unexpose_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ApplicationServiceServer is the server API for ApplicationService service.
 // All implementations must embed UnimplementedApplicationServiceServer
 // for forward compatibility.
@@ -263,6 +291,12 @@ type ApplicationServiceServer interface {
 	// same interface and role; config values of options that are gone are dropped. Units keep
 	// their charm until their agents upgrade (AgentService.SetUnitCharm).
 	SetCharm(context.Context, *SetCharmRequest) (*SetCharmResponse, error)
+	// Expose marks an application exposed (juju expose): every endpoint, or the endpoints named,
+	// reachable from the spaces and CIDRs given (0.0.0.0/0 and ::/0 when none is given). Exposing
+	// an endpoint again replaces its settings; the others are kept.
+	Expose(context.Context, *ExposeRequest) (*ExposeResponse, error)
+	// Unexpose removes the exposure of the endpoints named, or all of it.
+	Unexpose(context.Context, *UnexposeRequest) (*UnexposeResponse, error)
 	mustEmbedUnimplementedApplicationServiceServer()
 }
 
@@ -314,6 +348,12 @@ func (UnimplementedApplicationServiceServer) SetConfig(context.Context, *SetConf
 }
 func (UnimplementedApplicationServiceServer) SetCharm(context.Context, *SetCharmRequest) (*SetCharmResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetCharm not implemented")
+}
+func (UnimplementedApplicationServiceServer) Expose(context.Context, *ExposeRequest) (*ExposeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Expose not implemented")
+}
+func (UnimplementedApplicationServiceServer) Unexpose(context.Context, *UnexposeRequest) (*UnexposeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Unexpose not implemented")
 }
 func (UnimplementedApplicationServiceServer) mustEmbedUnimplementedApplicationServiceServer() {}
 func (UnimplementedApplicationServiceServer) testEmbeddedByValue()                            {}
@@ -588,6 +628,42 @@ func _ApplicationService_SetCharm_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ApplicationService_Expose_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExposeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).Expose(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_Expose_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).Expose(ctx, req.(*ExposeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ApplicationService_Unexpose_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnexposeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ApplicationServiceServer).Unexpose(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ApplicationService_Unexpose_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ApplicationServiceServer).Unexpose(ctx, req.(*UnexposeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ApplicationService_ServiceDesc is the grpc.ServiceDesc for ApplicationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -650,6 +726,14 @@ var ApplicationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetCharm",
 			Handler:    _ApplicationService_SetCharm_Handler,
+		},
+		{
+			MethodName: "Expose",
+			Handler:    _ApplicationService_Expose_Handler,
+		},
+		{
+			MethodName: "Unexpose",
+			Handler:    _ApplicationService_Unexpose_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -190,6 +190,67 @@ func (x *Base) GetChannel() string {
 	return ""
 }
 
+// ExposedEndpoint is one endpoint's exposure; endpoint "" stands for every endpoint.
+type ExposedEndpoint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Endpoint      string                 `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	ToSpaces      []string               `protobuf:"bytes,2,rep,name=to_spaces,json=toSpaces,proto3" json:"to_spaces,omitempty"`
+	ToCidrs       []string               `protobuf:"bytes,3,rep,name=to_cidrs,json=toCidrs,proto3" json:"to_cidrs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExposedEndpoint) Reset() {
+	*x = ExposedEndpoint{}
+	mi := &file_common_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExposedEndpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExposedEndpoint) ProtoMessage() {}
+
+func (x *ExposedEndpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_common_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExposedEndpoint.ProtoReflect.Descriptor instead.
+func (*ExposedEndpoint) Descriptor() ([]byte, []int) {
+	return file_common_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ExposedEndpoint) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *ExposedEndpoint) GetToSpaces() []string {
+	if x != nil {
+		return x.ToSpaces
+	}
+	return nil
+}
+
+func (x *ExposedEndpoint) GetToCidrs() []string {
+	if x != nil {
+		return x.ToCidrs
+	}
+	return nil
+}
+
 var File_common_proto protoreflect.FileDescriptor
 
 const file_common_proto_rawDesc = "" +
@@ -205,7 +266,11 @@ const file_common_proto_rawDesc = "" +
 	"\tdirective\x18\x02 \x01(\tR\tdirective\"4\n" +
 	"\x04Base\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\achannel\x18\x02 \x01(\tR\achannelB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\achannel\x18\x02 \x01(\tR\achannel\"e\n" +
+	"\x0fExposedEndpoint\x12\x1a\n" +
+	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\x1b\n" +
+	"\tto_spaces\x18\x02 \x03(\tR\btoSpaces\x12\x19\n" +
+	"\bto_cidrs\x18\x03 \x03(\tR\atoCidrsB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_common_proto_rawDescOnce sync.Once
@@ -219,11 +284,12 @@ func file_common_proto_rawDescGZIP() []byte {
 	return file_common_proto_rawDescData
 }
 
-var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_common_proto_goTypes = []any{
-	(*StatusInfo)(nil), // 0: juju.v1.StatusInfo
-	(*Placement)(nil),  // 1: juju.v1.Placement
-	(*Base)(nil),       // 2: juju.v1.Base
+	(*StatusInfo)(nil),      // 0: juju.v1.StatusInfo
+	(*Placement)(nil),       // 1: juju.v1.Placement
+	(*Base)(nil),            // 2: juju.v1.Base
+	(*ExposedEndpoint)(nil), // 3: juju.v1.ExposedEndpoint
 }
 var file_common_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -244,7 +310,7 @@ func file_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_proto_rawDesc), len(file_common_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -551,9 +551,11 @@ type ApplicationStatus struct {
 	ForceAfter      int64                `protobuf:"varint,19,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	// Every endpoint of the application's charm, sorted, the implicit juju-info included
 	// (show-application's endpoint-bindings).
-	Endpoints     []string `protobuf:"bytes,20,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Endpoints []string `protobuf:"bytes,20,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	// How the application is exposed (status exposed-endpoints); empty when not exposed.
+	ExposedEndpoints []*ExposedEndpoint `protobuf:"bytes,21,rep,name=exposed_endpoints,json=exposedEndpoints,proto3" json:"exposed_endpoints,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ApplicationStatus) Reset() {
@@ -722,6 +724,13 @@ func (x *ApplicationStatus) GetForceAfter() int64 {
 func (x *ApplicationStatus) GetEndpoints() []string {
 	if x != nil {
 		return x.Endpoints
+	}
+	return nil
+}
+
+func (x *ApplicationStatus) GetExposedEndpoints() []*ExposedEndpoint {
+	if x != nil {
+		return x.ExposedEndpoints
 	}
 	return nil
 }
@@ -1241,7 +1250,7 @@ const file_status_proto_rawDesc = "" +
 	"\x06scopes\x18\f \x03(\x03R\x06scopes\"S\n" +
 	"\x11EndpointRelations\x12\x1a\n" +
 	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\"\n" +
-	"\fapplications\x18\x02 \x03(\tR\fapplications\"\xc0\x05\n" +
+	"\fapplications\x18\x02 \x03(\tR\fapplications\"\x87\x06\n" +
 	"\x11ApplicationStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -1267,7 +1276,8 @@ const file_status_proto_rawDesc = "" +
 	"\x0erelation_count\x18\x12 \x01(\x05R\rrelationCount\x12\x1f\n" +
 	"\vforce_after\x18\x13 \x01(\x03R\n" +
 	"forceAfter\x12\x1c\n" +
-	"\tendpoints\x18\x14 \x03(\tR\tendpoints\"\x90\x01\n" +
+	"\tendpoints\x18\x14 \x03(\tR\tendpoints\x12E\n" +
+	"\x11exposed_endpoints\x18\x15 \x03(\v2\x18.juju.v1.ExposedEndpointR\x10exposedEndpoints\"\x90\x01\n" +
 	"\x10RelationEndpoint\x12 \n" +
 	"\vapplication\x18\x01 \x01(\tR\vapplication\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -1339,6 +1349,7 @@ var file_status_proto_goTypes = []any{
 	(*WatchEvent)(nil),         // 11: juju.v1.WatchEvent
 	(*StatusInfo)(nil),         // 12: juju.v1.StatusInfo
 	(*Base)(nil),               // 13: juju.v1.Base
+	(*ExposedEndpoint)(nil),    // 14: juju.v1.ExposedEndpoint
 }
 var file_status_proto_depIdxs = []int32{
 	12, // 0: juju.v1.ModelStatus.status:type_name -> juju.v1.StatusInfo
@@ -1351,21 +1362,22 @@ var file_status_proto_depIdxs = []int32{
 	12, // 7: juju.v1.ApplicationStatus.status:type_name -> juju.v1.StatusInfo
 	4,  // 8: juju.v1.ApplicationStatus.relations:type_name -> juju.v1.EndpointRelations
 	3,  // 9: juju.v1.ApplicationStatus.units:type_name -> juju.v1.UnitStatus
-	6,  // 10: juju.v1.RelationStatus.endpoints:type_name -> juju.v1.RelationEndpoint
-	1,  // 11: juju.v1.FullStatusResponse.model:type_name -> juju.v1.ModelStatus
-	2,  // 12: juju.v1.FullStatusResponse.machines:type_name -> juju.v1.MachineStatus
-	5,  // 13: juju.v1.FullStatusResponse.applications:type_name -> juju.v1.ApplicationStatus
-	7,  // 14: juju.v1.FullStatusResponse.relations:type_name -> juju.v1.RelationStatus
-	9,  // 15: juju.v1.WatchRequest.targets:type_name -> juju.v1.WatchTarget
-	0,  // 16: juju.v1.StatusService.FullStatus:input_type -> juju.v1.FullStatusRequest
-	10, // 17: juju.v1.StatusService.Watch:input_type -> juju.v1.WatchRequest
-	8,  // 18: juju.v1.StatusService.FullStatus:output_type -> juju.v1.FullStatusResponse
-	11, // 19: juju.v1.StatusService.Watch:output_type -> juju.v1.WatchEvent
-	18, // [18:20] is the sub-list for method output_type
-	16, // [16:18] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	14, // 10: juju.v1.ApplicationStatus.exposed_endpoints:type_name -> juju.v1.ExposedEndpoint
+	6,  // 11: juju.v1.RelationStatus.endpoints:type_name -> juju.v1.RelationEndpoint
+	1,  // 12: juju.v1.FullStatusResponse.model:type_name -> juju.v1.ModelStatus
+	2,  // 13: juju.v1.FullStatusResponse.machines:type_name -> juju.v1.MachineStatus
+	5,  // 14: juju.v1.FullStatusResponse.applications:type_name -> juju.v1.ApplicationStatus
+	7,  // 15: juju.v1.FullStatusResponse.relations:type_name -> juju.v1.RelationStatus
+	9,  // 16: juju.v1.WatchRequest.targets:type_name -> juju.v1.WatchTarget
+	0,  // 17: juju.v1.StatusService.FullStatus:input_type -> juju.v1.FullStatusRequest
+	10, // 18: juju.v1.StatusService.Watch:input_type -> juju.v1.WatchRequest
+	8,  // 19: juju.v1.StatusService.FullStatus:output_type -> juju.v1.FullStatusResponse
+	11, // 20: juju.v1.StatusService.Watch:output_type -> juju.v1.WatchEvent
+	19, // [19:21] is the sub-list for method output_type
+	17, // [17:19] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_status_proto_init() }
