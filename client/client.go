@@ -91,6 +91,7 @@ type Client struct {
 	log     jujupb.LogServiceClient
 	action  jujupb.ActionServiceClient
 	res     jujupb.ResourceServiceClient
+	bundle  jujupb.BundleServiceClient
 }
 
 // Dial connects to the controller and checks that it answers: it waits for the connection to
@@ -279,6 +280,7 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 		log:     jujupb.NewLogServiceClient(conn),
 		action:  jujupb.NewActionServiceClient(conn),
 		res:     jujupb.NewResourceServiceClient(conn),
+		bundle:  jujupb.NewBundleServiceClient(conn),
 	}
 }
 

@@ -85,6 +85,7 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterKeyServiceServer(srv, &keyServer{service: b})
 	pb.RegisterSSHAgentServiceServer(srv, &sshAgentServer{service: b})
 	pb.RegisterResourceServiceServer(srv, &resourceServer{service: b})
+	pb.RegisterBundleServiceServer(srv, &bundleServer{service: b})
 	return srv
 }
 
