@@ -460,9 +460,13 @@ type Application struct {
 	WorkloadVersion string `protobuf:"bytes,15,opt,name=workload_version,json=workloadVersion,proto3" json:"workload_version,omitempty"`
 	// Trust is the application config option "trust" (juju trust, deploy --trust): whether the
 	// charm may read the cloud credentials. Kept apart from config, which is the charm's.
-	Trust         bool `protobuf:"varint,17,opt,name=trust,proto3" json:"trust,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Trust bool `protobuf:"varint,17,opt,name=trust,proto3" json:"trust,omitempty"`
+	// 18: exposed endpoints (juju expose); 19: annotations (bundles).
+	// CharmModifiedVersion grows with every change of the charm or of a resource (refresh,
+	// attach-resource): a unit agent runs upgrade-charm when it differs from the one it last ran it for.
+	CharmModifiedVersion int64 `protobuf:"varint,20,opt,name=charm_modified_version,json=charmModifiedVersion,proto3" json:"charm_modified_version,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Application) Reset() {
@@ -591,6 +595,13 @@ func (x *Application) GetTrust() bool {
 		return x.Trust
 	}
 	return false
+}
+
+func (x *Application) GetCharmModifiedVersion() int64 {
+	if x != nil {
+		return x.CharmModifiedVersion
+	}
+	return 0
 }
 
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
@@ -1546,7 +1557,7 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xa3\x04\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xd9\x04\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1563,7 +1574,8 @@ const file_store_proto_rawDesc = "" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12)\n" +
 	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x12\x14\n" +
-	"\x05trust\x18\x11 \x01(\bR\x05trust\x1a9\n" +
+	"\x05trust\x18\x11 \x01(\bR\x05trust\x124\n" +
+	"\x16charm_modified_version\x18\x14 \x01(\x03R\x14charmModifiedVersion\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\tJ\x04\b\v\x10\fJ\x04\b\x10\x10\x11\"\xbe\x04\n" +
