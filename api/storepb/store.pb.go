@@ -301,7 +301,9 @@ type Machine struct {
 	// L-F1: when set (Unix nanoseconds), the force worker does the agent's duties from then on.
 	ForceAfter int64 `protobuf:"varint,14,opt,name=force_after,json=forceAfter,proto3" json:"force_after,omitempty"`
 	// remove-machine --keep-instance: release the machine but leave its instance running.
-	KeepInstance  bool `protobuf:"varint,15,opt,name=keep_instance,json=keepInstance,proto3" json:"keep_instance,omitempty"`
+	KeepInstance bool `protobuf:"varint,15,opt,name=keep_instance,json=keepInstance,proto3" json:"keep_instance,omitempty"`
+	// Annotations (juju bundles, export-bundle): free-form key/value pairs; keys contain no ".".
+	Annotations   map[string]string `protobuf:"bytes,16,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -441,6 +443,13 @@ func (x *Machine) GetKeepInstance() bool {
 	return false
 }
 
+func (x *Machine) GetAnnotations() map[string]string {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
 // Application is /juju/models/<uuid>/applications/<name>.
 type Application struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -465,8 +474,15 @@ type Application struct {
 	// CharmModifiedVersion grows with every change of the charm or of a resource (refresh,
 	// attach-resource): a unit agent runs upgrade-charm when it differs from the one it last ran it for.
 	CharmModifiedVersion int64 `protobuf:"varint,20,opt,name=charm_modified_version,json=charmModifiedVersion,proto3" json:"charm_modified_version,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Annotations (juju bundles, export-bundle): free-form key/value pairs; keys contain no ".".
+	Annotations map[string]string `protobuf:"bytes,19,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// ExposedEndpoints (juju expose): one entry per endpoint exposed, "" for every endpoint,
+	// sorted by endpoint; exposed above is true exactly while there is one.
+	ExposedEndpoints []*ExposedEndpointDoc `protobuf:"bytes,18,rep,name=exposed_endpoints,json=exposedEndpoints,proto3" json:"exposed_endpoints,omitempty"`
+	// ForceCharm (refresh --force-units): units in error upgrade to charm_url at once too.
+	ForceCharm    bool `protobuf:"varint,21,opt,name=force_charm,json=forceCharm,proto3" json:"force_charm,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Application) Reset() {
@@ -604,6 +620,88 @@ func (x *Application) GetCharmModifiedVersion() int64 {
 	return 0
 }
 
+func (x *Application) GetAnnotations() map[string]string {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+func (x *Application) GetExposedEndpoints() []*ExposedEndpointDoc {
+	if x != nil {
+		return x.ExposedEndpoints
+	}
+	return nil
+}
+
+func (x *Application) GetForceCharm() bool {
+	if x != nil {
+		return x.ForceCharm
+	}
+	return false
+}
+
+// ExposedEndpointDoc is one endpoint's exposure: reachable from these spaces and CIDRs.
+type ExposedEndpointDoc struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Endpoint      string                 `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	ToSpaces      []string               `protobuf:"bytes,2,rep,name=to_spaces,json=toSpaces,proto3" json:"to_spaces,omitempty"`
+	ToCidrs       []string               `protobuf:"bytes,3,rep,name=to_cidrs,json=toCidrs,proto3" json:"to_cidrs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExposedEndpointDoc) Reset() {
+	*x = ExposedEndpointDoc{}
+	mi := &file_store_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExposedEndpointDoc) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExposedEndpointDoc) ProtoMessage() {}
+
+func (x *ExposedEndpointDoc) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExposedEndpointDoc.ProtoReflect.Descriptor instead.
+func (*ExposedEndpointDoc) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ExposedEndpointDoc) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *ExposedEndpointDoc) GetToSpaces() []string {
+	if x != nil {
+		return x.ToSpaces
+	}
+	return nil
+}
+
+func (x *ExposedEndpointDoc) GetToCidrs() []string {
+	if x != nil {
+		return x.ToCidrs
+	}
+	return nil
+}
+
 // Unit is /juju/models/<uuid>/units/<app>/<n>; the index
 // /juju/models/<uuid>/machineunits/<machine>/<unit> lists principals by machine.
 type Unit struct {
@@ -636,7 +734,7 @@ type Unit struct {
 
 func (x *Unit) Reset() {
 	*x = Unit{}
-	mi := &file_store_proto_msgTypes[5]
+	mi := &file_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +746,7 @@ func (x *Unit) String() string {
 func (*Unit) ProtoMessage() {}
 
 func (x *Unit) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[5]
+	mi := &file_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +759,7 @@ func (x *Unit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Unit.ProtoReflect.Descriptor instead.
 func (*Unit) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{5}
+	return file_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Unit) GetName() string {
@@ -796,7 +894,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_store_proto_msgTypes[6]
+	mi := &file_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +906,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[6]
+	mi := &file_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +919,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{6}
+	return file_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Endpoint) GetApplication() string {
@@ -874,7 +972,7 @@ type Relation struct {
 
 func (x *Relation) Reset() {
 	*x = Relation{}
-	mi := &file_store_proto_msgTypes[7]
+	mi := &file_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -886,7 +984,7 @@ func (x *Relation) String() string {
 func (*Relation) ProtoMessage() {}
 
 func (x *Relation) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[7]
+	mi := &file_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -899,7 +997,7 @@ func (x *Relation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Relation.ProtoReflect.Descriptor instead.
 func (*Relation) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{7}
+	return file_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Relation) GetId() int64 {
@@ -948,7 +1046,7 @@ type Settings struct {
 
 func (x *Settings) Reset() {
 	*x = Settings{}
-	mi := &file_store_proto_msgTypes[8]
+	mi := &file_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -960,7 +1058,7 @@ func (x *Settings) String() string {
 func (*Settings) ProtoMessage() {}
 
 func (x *Settings) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[8]
+	mi := &file_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -973,7 +1071,7 @@ func (x *Settings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Settings.ProtoReflect.Descriptor instead.
 func (*Settings) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{8}
+	return file_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Settings) GetValues() map[string]string {
@@ -997,7 +1095,7 @@ type Cleanup struct {
 
 func (x *Cleanup) Reset() {
 	*x = Cleanup{}
-	mi := &file_store_proto_msgTypes[9]
+	mi := &file_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1009,7 +1107,7 @@ func (x *Cleanup) String() string {
 func (*Cleanup) ProtoMessage() {}
 
 func (x *Cleanup) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[9]
+	mi := &file_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1022,7 +1120,7 @@ func (x *Cleanup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cleanup.ProtoReflect.Descriptor instead.
 func (*Cleanup) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{9}
+	return file_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Cleanup) GetKind() string {
@@ -1078,7 +1176,7 @@ type Charm struct {
 
 func (x *Charm) Reset() {
 	*x = Charm{}
-	mi := &file_store_proto_msgTypes[10]
+	mi := &file_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1188,7 @@ func (x *Charm) String() string {
 func (*Charm) ProtoMessage() {}
 
 func (x *Charm) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[10]
+	mi := &file_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1201,7 @@ func (x *Charm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Charm.ProtoReflect.Descriptor instead.
 func (*Charm) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{10}
+	return file_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Charm) GetUrl() string {
@@ -1187,7 +1285,7 @@ type CharmState struct {
 
 func (x *CharmState) Reset() {
 	*x = CharmState{}
-	mi := &file_store_proto_msgTypes[11]
+	mi := &file_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1297,7 @@ func (x *CharmState) String() string {
 func (*CharmState) ProtoMessage() {}
 
 func (x *CharmState) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[11]
+	mi := &file_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1310,7 @@ func (x *CharmState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmState.ProtoReflect.Descriptor instead.
 func (*CharmState) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{11}
+	return file_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CharmState) GetValues() map[string]string {
@@ -1240,7 +1338,7 @@ type Operation struct {
 
 func (x *Operation) Reset() {
 	*x = Operation{}
-	mi := &file_store_proto_msgTypes[12]
+	mi := &file_store_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1350,7 @@ func (x *Operation) String() string {
 func (*Operation) ProtoMessage() {}
 
 func (x *Operation) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[12]
+	mi := &file_store_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1363,7 @@ func (x *Operation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operation.ProtoReflect.Descriptor instead.
 func (*Operation) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{12}
+	return file_store_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Operation) GetId() string {
@@ -1306,7 +1404,7 @@ type TaskLog struct {
 
 func (x *TaskLog) Reset() {
 	*x = TaskLog{}
-	mi := &file_store_proto_msgTypes[13]
+	mi := &file_store_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1416,7 @@ func (x *TaskLog) String() string {
 func (*TaskLog) ProtoMessage() {}
 
 func (x *TaskLog) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[13]
+	mi := &file_store_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1429,7 @@ func (x *TaskLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskLog.ProtoReflect.Descriptor instead.
 func (*TaskLog) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{13}
+	return file_store_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TaskLog) GetTime() int64 {
@@ -1379,7 +1477,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_store_proto_msgTypes[14]
+	mi := &file_store_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1489,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_store_proto_msgTypes[14]
+	mi := &file_store_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1502,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_store_proto_rawDescGZIP(), []int{14}
+	return file_store_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Task) GetId() string {
@@ -1538,7 +1636,7 @@ const file_store_proto_rawDesc = "" +
 	" \x03(\v2 .juju.store.v1.Model.ConfigEntryR\x06config\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xff\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x05\n" +
 	"\aMachine\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12\x12\n" +
@@ -1557,7 +1655,11 @@ const file_store_proto_rawDesc = "" +
 	"\x12provisioning_error\x18\r \x01(\tR\x11provisioningError\x12\x1f\n" +
 	"\vforce_after\x18\x0e \x01(\x03R\n" +
 	"forceAfter\x12#\n" +
-	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\"\xd9\x04\n" +
+	"\rkeep_instance\x18\x0f \x01(\bR\fkeepInstance\x12I\n" +
+	"\vannotations\x18\x10 \x03(\v2'.juju.store.v1.Machine.AnnotationsEntryR\vannotations\x1a>\n" +
+	"\x10AnnotationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd9\x06\n" +
 	"\vApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
 	"\tcharm_url\x18\x02 \x01(\tR\bcharmUrl\x12\x12\n" +
@@ -1575,10 +1677,21 @@ const file_store_proto_rawDesc = "" +
 	"forceAfter\x12)\n" +
 	"\x10workload_version\x18\x0f \x01(\tR\x0fworkloadVersion\x12\x14\n" +
 	"\x05trust\x18\x11 \x01(\bR\x05trust\x124\n" +
-	"\x16charm_modified_version\x18\x14 \x01(\x03R\x14charmModifiedVersion\x1a9\n" +
+	"\x16charm_modified_version\x18\x14 \x01(\x03R\x14charmModifiedVersion\x12M\n" +
+	"\vannotations\x18\x13 \x03(\v2+.juju.store.v1.Application.AnnotationsEntryR\vannotations\x12N\n" +
+	"\x11exposed_endpoints\x18\x12 \x03(\v2!.juju.store.v1.ExposedEndpointDocR\x10exposedEndpoints\x12\x1f\n" +
+	"\vforce_charm\x18\x15 \x01(\bR\n" +
+	"forceCharm\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\tJ\x04\b\v\x10\fJ\x04\b\x10\x10\x11\"\xbe\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
+	"\x10AnnotationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\b\x10\tJ\x04\b\v\x10\fJ\x04\b\x10\x10\x11\"h\n" +
+	"\x12ExposedEndpointDoc\x12\x1a\n" +
+	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\x1b\n" +
+	"\tto_spaces\x18\x02 \x03(\tR\btoSpaces\x12\x19\n" +
+	"\bto_cidrs\x18\x03 \x03(\tR\atoCidrs\"\xbe\x04\n" +
 	"\x04Unit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vapplication\x18\x02 \x01(\tR\vapplication\x12\x12\n" +
@@ -1682,47 +1795,53 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_store_proto_goTypes = []any{
-	(*Status)(nil),      // 0: juju.store.v1.Status
-	(*Controller)(nil),  // 1: juju.store.v1.Controller
-	(*Model)(nil),       // 2: juju.store.v1.Model
-	(*Machine)(nil),     // 3: juju.store.v1.Machine
-	(*Application)(nil), // 4: juju.store.v1.Application
-	(*Unit)(nil),        // 5: juju.store.v1.Unit
-	(*Endpoint)(nil),    // 6: juju.store.v1.Endpoint
-	(*Relation)(nil),    // 7: juju.store.v1.Relation
-	(*Settings)(nil),    // 8: juju.store.v1.Settings
-	(*Cleanup)(nil),     // 9: juju.store.v1.Cleanup
-	(*Charm)(nil),       // 10: juju.store.v1.Charm
-	(*CharmState)(nil),  // 11: juju.store.v1.CharmState
-	(*Operation)(nil),   // 12: juju.store.v1.Operation
-	(*TaskLog)(nil),     // 13: juju.store.v1.TaskLog
-	(*Task)(nil),        // 14: juju.store.v1.Task
-	nil,                 // 15: juju.store.v1.Controller.ModelDefaultsEntry
-	nil,                 // 16: juju.store.v1.Model.ConfigEntry
-	nil,                 // 17: juju.store.v1.Application.ConfigEntry
-	nil,                 // 18: juju.store.v1.Settings.ValuesEntry
-	nil,                 // 19: juju.store.v1.CharmState.ValuesEntry
+	(*Status)(nil),             // 0: juju.store.v1.Status
+	(*Controller)(nil),         // 1: juju.store.v1.Controller
+	(*Model)(nil),              // 2: juju.store.v1.Model
+	(*Machine)(nil),            // 3: juju.store.v1.Machine
+	(*Application)(nil),        // 4: juju.store.v1.Application
+	(*ExposedEndpointDoc)(nil), // 5: juju.store.v1.ExposedEndpointDoc
+	(*Unit)(nil),               // 6: juju.store.v1.Unit
+	(*Endpoint)(nil),           // 7: juju.store.v1.Endpoint
+	(*Relation)(nil),           // 8: juju.store.v1.Relation
+	(*Settings)(nil),           // 9: juju.store.v1.Settings
+	(*Cleanup)(nil),            // 10: juju.store.v1.Cleanup
+	(*Charm)(nil),              // 11: juju.store.v1.Charm
+	(*CharmState)(nil),         // 12: juju.store.v1.CharmState
+	(*Operation)(nil),          // 13: juju.store.v1.Operation
+	(*TaskLog)(nil),            // 14: juju.store.v1.TaskLog
+	(*Task)(nil),               // 15: juju.store.v1.Task
+	nil,                        // 16: juju.store.v1.Controller.ModelDefaultsEntry
+	nil,                        // 17: juju.store.v1.Model.ConfigEntry
+	nil,                        // 18: juju.store.v1.Machine.AnnotationsEntry
+	nil,                        // 19: juju.store.v1.Application.ConfigEntry
+	nil,                        // 20: juju.store.v1.Application.AnnotationsEntry
+	nil,                        // 21: juju.store.v1.Settings.ValuesEntry
+	nil,                        // 22: juju.store.v1.CharmState.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	15, // 0: juju.store.v1.Controller.model_defaults:type_name -> juju.store.v1.Controller.ModelDefaultsEntry
-	16, // 1: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
+	16, // 0: juju.store.v1.Controller.model_defaults:type_name -> juju.store.v1.Controller.ModelDefaultsEntry
+	17, // 1: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
 	0,  // 2: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
 	0,  // 3: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	17, // 4: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
-	0,  // 5: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	0,  // 6: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
-	0,  // 7: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
-	6,  // 8: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	18, // 9: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	19, // 10: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
-	13, // 11: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	18, // 4: juju.store.v1.Machine.annotations:type_name -> juju.store.v1.Machine.AnnotationsEntry
+	19, // 5: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	0,  // 6: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
+	20, // 7: juju.store.v1.Application.annotations:type_name -> juju.store.v1.Application.AnnotationsEntry
+	5,  // 8: juju.store.v1.Application.exposed_endpoints:type_name -> juju.store.v1.ExposedEndpointDoc
+	0,  // 9: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
+	0,  // 10: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
+	7,  // 11: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
+	21, // 12: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	22, // 13: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
+	14, // 14: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_store_proto_init() }
@@ -1736,7 +1855,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -349,6 +349,12 @@ func (c *hookContext) CloudSpec(ctx context.Context) (*hooktool.CloudSpec, error
 	return out, nil
 }
 
+// ResourceGet answers resource-get: the path of the unit's copy of the resource, fetched from
+// the controller when it is not the application's current revision (resource.go).
+func (c *hookContext) ResourceGet(ctx context.Context, name string) (string, error) {
+	return c.a.fetchResource(ctx, name)
+}
+
 func (c *hookContext) CharmState(ctx context.Context) (map[string]string, error) {
 	return c.a.c.CharmState(ctx, c.a.conf.Model, c.a.conf.ID)
 }

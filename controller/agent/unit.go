@@ -74,6 +74,9 @@ type unitAgent struct {
 	// observed: the endpoints the charm has relation hooks for, the only ones whose members
 	// the agent reads on every wake-up (the others are passive, see snapshot.passive).
 	observed []string
+	// waitingUpgrade is the charm upgrade ("<url> <version>") last logged as waiting for the
+	// unit's error to be resolved.
+	waitingUpgrade string
 
 	// The subordinates' watch, re-armed when the set of subordinates changes.
 	subNames   []string
@@ -279,6 +282,10 @@ func (a *unitAgent) handle(ctx context.Context) error {
 		snap.unit.Life = string(life.Dying)
 	}
 	if a.st.Failed != nil {
+		// refresh --force-units: the new charm goes in place while the unit waits in error.
+		if err := a.forcedUpgrade(ctx, snap); err != nil {
+			return err
+		}
 		if done, err := a.resolve(ctx, snap); err != nil || !done {
 			if err != nil {
 				return err
@@ -486,7 +493,7 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 	case s.forget:
 		a.remember(func(st *uniterState) { delete(st.Relations, s.id) })
 	case s.upgrade != "":
-		return a.upgradeCharm(ctx, s.upgrade, snap)
+		return a.upgradeCharm(ctx, s.upgrade, snap, false)
 	}
 	return nil
 }

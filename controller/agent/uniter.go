@@ -35,7 +35,7 @@ type hookSpec struct {
 	RelationID int64  `json:"relation-id,omitempty"`
 	RemoteUnit string `json:"remote-unit,omitempty"`
 	// Revision: the member's settings revision (changed), the leader settings revision
-	// (leader-settings-changed).
+	// (leader-settings-changed), the application's charm_modified_version (install).
 	Revision int64 `json:"revision,omitempty"`
 	// ConfigHash and Trust: the config and trust (Juju's application config) a config-changed
 	// hook saw.
@@ -143,7 +143,8 @@ func nextStep(st *uniterState, s *snapshot) *step {
 		if s := enterSteps(s); s != nil {
 			return s
 		}
-		return &step{hook: &hookSpec{Kind: hookInstall}}
+		// The charm installed is the application's as of this version (upgradeSteps).
+		return &step{hook: &hookSpec{Kind: hookInstall, Revision: s.app.GetCharmModifiedVersion()}}
 	}
 	if !dying {
 		if s := upgradeSteps(st, s); s != nil {
@@ -315,7 +316,7 @@ func (rs *relationState) hook(id int64, kind, unit string, rev int64) *hookSpec 
 func (st *uniterState) commit(h *hookSpec) {
 	switch h.Kind {
 	case hookInstall:
-		st.Installed = true
+		st.Installed, st.CharmModifiedVersion = true, h.Revision
 	case hookLeaderElected:
 		st.LeaderElected = true
 	case hookConfigChanged:

@@ -43,6 +43,7 @@ func drive(t *testing.T, st *uniterState, s *snapshot) []string {
 			// What unitAgent.upgradeCharm does: swap, record, report.
 			got = append(got, "upgrade "+next.upgrade)
 			st.CharmURL, st.UpgradeCharm = next.upgrade, true
+			st.CharmModifiedVersion = s.app.GetCharmModifiedVersion()
 			s.unit.CharmUrl = next.upgrade
 		}
 	}

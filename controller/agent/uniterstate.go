@@ -44,6 +44,10 @@ type uniterState struct {
 	CharmURL string `json:"charm-url,omitempty"`
 	// UpgradeCharm: the charm was upgraded and its upgrade-charm hook is owed.
 	UpgradeCharm bool `json:"upgrade-charm,omitempty"`
+	// CharmModifiedVersion is the application's charm_modified_version the charm in place
+	// was installed or upgraded for: upgrade-charm runs again when the application's grows,
+	// even for the same charm (a resource attached).
+	CharmModifiedVersion int64 `json:"charm-modified-version,omitempty"`
 }
 
 // relationState is one joined relation: the counterparts whose joined hook ran, with the

@@ -86,3 +86,57 @@ func TestRecordDeployedCharm(t *testing.T) {
 		t.Fatalf("record: %+v %v", st, err)
 	}
 }
+
+// charm_modified_version: a version that grows with the same charm (a resource attached) runs
+// upgrade-charm and config-changed again; a unit installed after refreshes records the version
+// it was installed at and owes no upgrade-charm.
+func TestUpgradeCharmOnVersionBump(t *testing.T) {
+	st := fresh()
+	s := unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl, st.CharmURL = "local:wordpress-1", "local:wordpress-1", "local:wordpress-1"
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	s.app.CharmModifiedVersion = 1
+	expectSteps(t, drive(t, st, s), "upgrade local:wordpress-1", "upgrade-charm", "config-changed")
+	expectSteps(t, drive(t, st, s))
+	if st.CharmModifiedVersion != 1 || st.UpgradeCharm {
+		t.Errorf("record: version %d, upgrade-charm owed %v", st.CharmModifiedVersion, st.UpgradeCharm)
+	}
+
+	// Deployed after three refreshes: the install is of the current charm.
+	st = fresh()
+	s = unitSnapshot("alive")
+	s.app.CharmUrl, s.unit.CharmUrl, st.CharmURL = "local:wordpress-4", "local:wordpress-4", "local:wordpress-4"
+	s.app.CharmModifiedVersion = 3
+	expectSteps(t, drive(t, st, s), "install", "config-changed", "start")
+	if st.CharmModifiedVersion != 3 {
+		t.Errorf("installed at version %d, want 3", st.CharmModifiedVersion)
+	}
+}
+
+// charmChanged is what a unit in error checks under refresh --force-units (Juju's
+// charmModified): another charm, a charm not yet reported, or another version.
+func TestCharmChanged(t *testing.T) {
+	for _, tt := range []struct {
+		name                        string
+		want, reported, inPlace     string
+		appVersion, recordedVersion int64
+		changed                     bool
+	}{
+		{name: "up to date", want: "local:x-2", reported: "local:x-2", inPlace: "local:x-2", appVersion: 1, recordedVersion: 1},
+		{name: "new charm", want: "local:x-3", reported: "local:x-2", inPlace: "local:x-2", appVersion: 2, recordedVersion: 1, changed: true},
+		{name: "swapped, not reported", want: "local:x-3", reported: "local:x-2", inPlace: "local:x-3", appVersion: 2, recordedVersion: 2, changed: true},
+		{name: "same charm, new version", want: "local:x-2", reported: "local:x-2", inPlace: "local:x-2", appVersion: 2, recordedVersion: 1, changed: true},
+		{name: "record from before upgrades", want: "local:x-2", reported: "local:x-2", changed: false},
+		{name: "no charm known", want: "", reported: "local:x-2", inPlace: "local:x-2", appVersion: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := fresh()
+			st.CharmURL, st.CharmModifiedVersion = tt.inPlace, tt.recordedVersion
+			s := unitSnapshot("alive")
+			s.app.CharmUrl, s.app.CharmModifiedVersion, s.unit.CharmUrl = tt.want, tt.appVersion, tt.reported
+			if got := charmChanged(st, s); got != tt.changed {
+				t.Errorf("charmChanged = %v, want %v", got, tt.changed)
+			}
+		})
+	}
+}

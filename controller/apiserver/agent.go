@@ -109,7 +109,8 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
 		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision, CharmUrl: app.CharmUrl,
 		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second),
-		ModelConfig: modelconfig.Effective(app.ModelConfig), Trust: app.Trust}, nil
+		ModelConfig: modelconfig.Effective(app.ModelConfig), Trust: app.Trust,
+		CharmModifiedVersion: app.CharmModifiedVersion, ForceCharm: app.ForceCharm}, nil
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {

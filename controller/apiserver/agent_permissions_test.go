@@ -130,6 +130,11 @@ var permissionTable = []permRow{
 	{"AgentService/SetUnitCharm", func(t permTarget) proto.Message {
 		return &pb.SetUnitCharmRequest{Model: t.model, Unit: "wordpress/0", CharmUrl: t.charm}
 	}, []string{roleUnit}},
+	// resource-get: the unit's own agent, about its own application's resources (NotFound here:
+	// wordpress declares none).
+	{"AgentService/GetResource", func(t permTarget) proto.Message {
+		return &pb.AgentResourceRequest{Model: t.model, Unit: "wordpress/0", Name: "test-file"}
+	}, []string{roleUnit}},
 	// Tasks: only the receiver's own agent, never its deployer (a task runs where it was sent).
 	{"AgentService/ReceiverTasks", unitEntity, []string{roleUnit}},
 	{"AgentService/ReceiverTasks", machineEntity, []string{roleDeployer}},
@@ -205,6 +210,9 @@ var ghostRows = []permRow{
 	{"AgentService/GetApplication", func(t permTarget) proto.Message { return &pb.AgentEntity{Model: t.model, Id: "ghost"} }, nil},
 	{"AgentService/GetCharmArchive", func(t permTarget) proto.Message { return &pb.CharmRef{Model: t.model, Url: "local:ghost-0"} }, nil},
 	{"AgentService/ReceiverTasks", func(t permTarget) proto.Message { return &pb.AgentEntity{Model: t.model, Id: "ghost/0"} }, nil},
+	{"AgentService/GetResource", func(t permTarget) proto.Message {
+		return &pb.AgentResourceRequest{Model: t.model, Unit: "ghost/0", Name: "test-file"}
+	}, nil},
 	{"StatusService/Watch", watchOf(state.KindUnit, fixed("ghost/0")), nil},
 	{"StatusService/Watch", watchOf(state.KindMachine, fixed("99")), nil},
 	{"SSHAgentService/SetSSHHost", func(t permTarget) proto.Message {
@@ -220,7 +228,7 @@ var allServices = []*grpc.ServiceDesc{
 	&pb.ControllerService_ServiceDesc, &pb.ApplicationService_ServiceDesc, &pb.MachineService_ServiceDesc,
 	&pb.StatusService_ServiceDesc, &pb.AgentService_ServiceDesc, &pb.LogService_ServiceDesc,
 	&pb.CompletionService_ServiceDesc, &pb.ActionService_ServiceDesc, &pb.KeyService_ServiceDesc,
-	&pb.SSHAgentService_ServiceDesc,
+	&pb.SSHAgentService_ServiceDesc, &pb.ResourceService_ServiceDesc,
 }
 
 // permCaller is one agent credential.

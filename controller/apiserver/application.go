@@ -59,6 +59,7 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	_, units, err := s.st.AddApplication(ctx, m.Uuid, state.DeployArgs{
 		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
 		Config: config, Trust: req.Trust || trust, NumUnits: int(req.NumUnits), Placements: placements(req.Placement),
+		Resources: req.Resources,
 	})
 	if err != nil {
 		return nil, err

@@ -5,11 +5,13 @@ import (
 
 	"github.com/jujuclone/juju/api/apierr"
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/names"
 )
 
-// SetCharm switches an application to an uploaded charm (juju refresh); state checks the new
-// charm against the old and the application's relations, in one transaction.
+// SetCharm switches an application to an uploaded charm (juju refresh), with the config values
+// and the force-units flag given; state checks the new charm against the old, the
+// application's relations and the config, and switches in one transaction.
 func (s *applicationServer) SetCharm(ctx context.Context, req *pb.SetCharmRequest) (*pb.SetCharmResponse, error) {
 	if !names.IsValidApplication(req.Application) {
 		return nil, apierr.Errorf(apierr.NotValid, "application name %q not valid", req.Application)
@@ -21,7 +23,9 @@ func (s *applicationServer) SetCharm(ctx context.Context, req *pb.SetCharmReques
 	if err != nil {
 		return nil, err
 	}
-	previous, err := s.st.SetApplicationCharm(ctx, m.Uuid, req.Application, req.CharmUrl)
+	previous, err := s.st.SetApplicationCharm(ctx, m.Uuid, req.Application, state.SetCharmArgs{
+		CharmURL: req.CharmUrl, ForceUnits: req.ForceUnits, Config: req.Config, Resources: req.Resources,
+	})
 	if err != nil {
 		return nil, err
 	}

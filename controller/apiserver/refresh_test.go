@@ -77,3 +77,38 @@ func TestSetCharmAndSetUnitCharm(t *testing.T) {
 		t.Fatalf("empty url: %v", err)
 	}
 }
+
+// refresh --force-units and --config through the API: the agent's application carries the
+// flag and the grown charm_modified_version; config the new charm refuses changes nothing.
+func TestSetCharmForceUnitsConfig(t *testing.T) {
+	ctx := context.Background()
+	env := startWorkloadEnv(t, false)
+	units, err := env.deployBlog(t, "blog", 1, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := env.unitAgent(t, units[0])
+	before, err := agent.GetApplication(ctx, env.model, "blog")
+	if err != nil || before.CharmModifiedVersion != 0 || before.ForceCharm {
+		t.Fatalf("before refresh: %v %v", before, err)
+	}
+	up, err := env.admin.UploadCharm(ctx, "default", charmArchive(t, map[string]string{"metadata.yaml": blogMeta, "config.yaml": blogConfig}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = env.admin.SetCharm(ctx, &pb.SetCharmRequest{Model: "default", Application: "blog", CharmUrl: up.Url,
+		ForceUnits: true, Config: map[string]string{"port": "eighty"}})
+	wantErr(t, "config of the wrong type", err, apierr.NotValid)
+	if app, _ := agent.GetApplication(ctx, env.model, "blog"); app.CharmUrl != before.CharmUrl || app.ForceCharm {
+		t.Fatalf("a refused refresh changed the application: %v", app)
+	}
+	if _, err := env.admin.SetCharm(ctx, &pb.SetCharmRequest{Model: "default", Application: "blog", CharmUrl: up.Url,
+		ForceUnits: true, Config: map[string]string{"port": "81", "trust": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	app, err := agent.GetApplication(ctx, env.model, "blog")
+	if err != nil || app.CharmUrl != up.Url || app.CharmModifiedVersion != 1 || !app.ForceCharm || !app.Trust ||
+		!strings.Contains(app.ConfigJson, `"port":81`) {
+		t.Fatalf("after refresh: %v %v", app, err)
+	}
+}

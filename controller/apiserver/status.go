@@ -76,7 +76,7 @@ func fullStatus(snap *state.Snapshot, controller string, endpoints func(*storepb
 			Name: a.Name, CharmUrl: a.CharmUrl, CharmOrigin: "local", Base: pbBase(a.Base), Life: a.Life,
 			Subordinate: a.Subordinate, Constraints: a.Constraints, Exposed: a.Exposed,
 			RelationCount: a.RelationCount, BlockedBy: blockers.Applications[a.Name], ForceAfter: a.ForceAfter,
-			WorkloadVersion: a.WorkloadVersion,
+			WorkloadVersion: a.WorkloadVersion, ExposedEndpoints: exposedEndpoints(a.ExposedEndpoints),
 		}
 		if a.Status != nil && a.Status.Status != "" {
 			as.Status = statusInfo(a.Status)

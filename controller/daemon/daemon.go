@@ -28,6 +28,7 @@ import (
 	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/controller/worker/actionpruner"
 	"github.com/jujuclone/juju/controller/worker/cleaner"
+	"github.com/jujuclone/juju/controller/worker/firewaller"
 	"github.com/jujuclone/juju/controller/worker/forcer"
 	"github.com/jujuclone/juju/controller/worker/modelremover"
 	"github.com/jujuclone/juju/controller/worker/provisioner"
@@ -183,10 +184,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1),
-	// model remover (destroy-model), action pruner (max-action-results-age and -size).
+	// model remover (destroy-model), action pruner (max-action-results-age and -size),
+	// firewaller (juju expose: the ingress rules each instance would have, recorded).
 	workers := []func(context.Context){
 		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
-		actionpruner.New(s, cfg.Log, 0).Run,
+		actionpruner.New(s, cfg.Log, 0).Run, firewaller.New(s, prov, cfg.Log).Run,
 		modelremover.New(s, cfg.Log, func(uuid string) {
 			if err := logs.Remove(uuid); err != nil {
 				cfg.Log.Warn("model-remover: removing the model's log", "model", uuid, "err", err)

@@ -29,6 +29,9 @@ type DeployArgs struct {
 	// ignored, as in Juju.
 	NumUnits   int
 	Placements []Placement
+	// Resources are uploads kept aside (UploadResource with Pending) that become the
+	// application's first revisions: resource name -> pending id.
+	Resources map[string]string
 }
 
 // Deploy is AddApplication for callers that need not the names of the units.
@@ -113,6 +116,9 @@ func (s *State) AddApplication(ctx context.Context, uuid string, args DeployArgs
 			app.RelationCount++
 		}
 		w.put(applicationKey(uuid, args.Name), app)
+		if _, err := r.usePendingResources(ctx, w, uuid, args.Name, meta, args.Resources); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
 		if units, err = r.addUnits(ctx, w, s, uuid, m, app, args.NumUnits, placements); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}

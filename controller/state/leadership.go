@@ -37,6 +37,7 @@ func (w *writes) deleteApplication(uuid, name string) {
 	w.del(applicationKey(uuid, name))
 	w.del(leaseKey(uuid, name))
 	w.del(leaderSettingsKey(uuid, name))
+	w.deleteApplicationResources(uuid, name)
 }
 
 // releaseLeadership deletes the lease key when u leads its application, asserting (through r)

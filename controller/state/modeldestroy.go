@@ -332,6 +332,9 @@ func (s *State) removeEmptyModel(ctx context.Context, uuid string) (bool, error)
 	if err := s.deleteInBatches(ctx, charmBlobPrefix+uuid+"/", nil); err != nil {
 		return false, err
 	}
+	if err := s.deleteInBatches(ctx, resourceBlobPrefix+uuid+"/", nil); err != nil {
+		return false, err
+	}
 	var removed bool
 	err = s.run(ctx, "cannot remove model", func(ctx context.Context, r *reader) (*writes, error) {
 		removed = false
@@ -359,6 +362,7 @@ func (s *State) removeEmptyModel(ctx context.Context, uuid string) (bool, error)
 		// whatever slipped in since the batches: a few keys, one range each.
 		w.add(prefix, clientv3.OpDelete(prefix, clientv3.WithPrefix()))
 		w.add(charmBlobPrefix+uuid+"/", clientv3.OpDelete(charmBlobPrefix+uuid+"/", clientv3.WithPrefix()))
+		w.deleteRange(resourceBlobPrefix + uuid + "/")
 		if owner == uuid {
 			w.del(modelNamePrefix + m.Name)
 		}

@@ -68,7 +68,7 @@ func TestSetApplicationCharm_LG3_LD2(t *testing.T) {
 	units := addUnits(t, uuid, "wordpress", 1)
 	v2 := uploadCharm(t, uuid, wordpressV2Meta, wordpressV2Config)
 
-	previous, err := st.SetApplicationCharm(ctx, uuid, "wordpress", v2)
+	previous, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: v2})
 	if err != nil || previous != v1 {
 		t.Fatalf("set charm: %q %v", previous, err)
 	}
@@ -103,7 +103,7 @@ func TestSetApplicationCharm_LG3_LD2(t *testing.T) {
 	}
 	// The same charm again: nothing to do.
 	rev, _ := st.Revision(ctx)
-	if _, err := st.SetApplicationCharm(ctx, uuid, "wordpress", v2); err != nil {
+	if _, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: v2}); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := st.Revision(ctx); after != rev {
@@ -154,7 +154,7 @@ func TestSetApplicationCharmRefusals(t *testing.T) {
 			`cannot upgrade application "wordpress" to charm "` + subordinate + `": cannot change an application's subordinacy`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := st.SetApplicationCharm(ctx, uuid, tt.app, tt.url)
+			_, err := st.SetApplicationCharm(ctx, uuid, tt.app, state.SetCharmArgs{CharmURL: tt.url})
 			if !errors.Is(err, tt.kind) || err.Error() != tt.msg {
 				t.Fatalf("err = %v\nwant %s", err, tt.msg)
 			}
@@ -172,7 +172,7 @@ func TestSetApplicationCharmRefusals(t *testing.T) {
 	if _, err := st.DestroyApplication(ctx, uuid, "wordpress", state.DestroyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.SetApplicationCharm(ctx, uuid, "wordpress", good)
+	_, err = st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: good})
 	if !errors.Is(err, apierr.NotAlive) || !strings.HasSuffix(err.Error(), "application is not alive") {
 		t.Fatalf("dying: %v", err)
 	}
@@ -186,7 +186,7 @@ func TestSetUnitCharm(t *testing.T) {
 	units := addUnits(t, uuid, "mysql", 1)
 	v2 := uploadCharm(t, uuid, mysqlMeta, "")
 	v3 := uploadCharm(t, uuid, mysqlMeta, "")
-	if _, err := st.SetApplicationCharm(ctx, uuid, "mysql", v2); err != nil {
+	if _, err := st.SetApplicationCharm(ctx, uuid, "mysql", state.SetCharmArgs{CharmURL: v2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SetUnitCharm(ctx, uuid, units[0], v3); !errors.Is(err, apierr.NotValid) {
@@ -206,4 +206,120 @@ func TestSetUnitCharm(t *testing.T) {
 		t.Errorf("unknown unit: %v", err)
 	}
 	audit(t, uuid)
+}
+
+// wordpressV3Config drops motd, ratio and port and adds theme.
+const wordpressV3Config = `options:
+  title:
+    type: string
+    default: My Blog
+  debug:
+    type: boolean
+    default: false
+  theme:
+    type: string
+    default: dark
+`
+
+// configSources is the application's config as "juju config" shows it: value and source per
+// option of its charm.
+func configSources(t *testing.T, uuid, name string) map[string]string {
+	t.Helper()
+	cfg, err := st.ApplicationConfig(context.Background(), uuid, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range cfg.Settings {
+		out[s.Option.Name] = s.ValueJSON + " " + s.Source
+	}
+	for _, s := range cfg.ApplicationSettings {
+		out[s.Option.Name] = s.ValueJSON + " " + s.Source
+	}
+	return out
+}
+
+// refresh --config and --force-units: the values are checked against the new charm and set
+// with the switch; options gone are dropped, options new take their defaults; every switch
+// grows charm_modified_version; force_charm follows the last refresh.
+func TestSetApplicationCharmConfigForceVersion(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	v1 := uploadCharm(t, uuid, wordpressMeta, blogConfig)
+	config, err := st.DeployConfig(ctx, uuid, v1, map[string]string{"title": "News", "port": "80", "motd": "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Deploy(ctx, uuid, state.DeployArgs{Name: "wordpress", CharmURL: v1, Base: "ubuntu@22.04", Config: config}); err != nil {
+		t.Fatal(err)
+	}
+	v3 := uploadCharm(t, uuid, wordpressMeta, wordpressV3Config)
+
+	// Refused, writing nothing: an option only the old charm has, a value of the wrong type.
+	rev, _ := st.Revision(ctx)
+	for _, tt := range []struct {
+		config map[string]string
+		msg    string
+	}{
+		{map[string]string{"motd": "bye"}, `unknown option "motd"`},
+		{map[string]string{"theme": "light", "debug": "maybe"}, `option "debug": expected boolean, got "maybe"`},
+		{map[string]string{"trust": "perhaps"}, `option "trust": expected bool, got "perhaps"`},
+	} {
+		_, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: v3, ForceUnits: true, Config: tt.config})
+		want := `cannot upgrade application "wordpress" to charm "` + v3 + `": validating config settings: ` + tt.msg
+		if !errors.Is(err, apierr.NotValid) || err.Error() != want {
+			t.Errorf("config %v: %v\nwant %s", tt.config, err, want)
+		}
+	}
+	if after, _ := st.Revision(ctx); after != rev {
+		t.Fatal("a refused refresh wrote to the store")
+	}
+
+	if _, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{
+		CharmURL: v3, ForceUnits: true, Config: map[string]string{"debug": "true", "trust": "true"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	audit(t, uuid)
+	app, _ := st.Application(ctx, uuid, "wordpress")
+	if app.CharmModifiedVersion != 1 || !app.ForceCharm || !app.Trust {
+		t.Errorf("after refresh: version %d, force %v, trust %v", app.CharmModifiedVersion, app.ForceCharm, app.Trust)
+	}
+	want := map[string]string{
+		"title": `"News" user`, "debug": "true user", "theme": `"dark" default`, "trust": "true user",
+	}
+	if got := configSources(t, uuid, "wordpress"); !maps.Equal(got, want) {
+		t.Errorf("config %v\nwant   %v", got, want)
+	}
+	// The next refresh without --force-units: units in error wait again.
+	v4 := uploadCharm(t, uuid, wordpressMeta, wordpressV3Config)
+	if _, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: v4}); err != nil {
+		t.Fatal(err)
+	}
+	app, _ = st.Application(ctx, uuid, "wordpress")
+	if app.CharmModifiedVersion != 2 || app.ForceCharm || app.CharmUrl != v4 {
+		t.Errorf("second refresh: version %d, force %v, charm %s", app.CharmModifiedVersion, app.ForceCharm, app.CharmUrl)
+	}
+	// The charm it has, forced: only the flag changes, the version stays.
+	if _, err := st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: v4, ForceUnits: true}); err != nil {
+		t.Fatal(err)
+	}
+	if app, _ = st.Application(ctx, uuid, "wordpress"); app.CharmModifiedVersion != 2 || !app.ForceCharm {
+		t.Errorf("same charm forced: version %d, force %v", app.CharmModifiedVersion, app.ForceCharm)
+	}
+
+	// A refresh that would drop a used endpoint is refused whole: config and flag included.
+	deploy(t, uuid, "mysql", mysqlMeta, "")
+	if _, err := st.Integrate(ctx, uuid, spec("wordpress"), spec("mysql")); err != nil {
+		t.Fatal(err)
+	}
+	noDB := uploadCharm(t, uuid, strings.Replace(wordpressMeta, "requires:\n  db: mysql\n", "", 1), wordpressV3Config)
+	rev, _ = st.Revision(ctx)
+	_, err = st.SetApplicationCharm(ctx, uuid, "wordpress", state.SetCharmArgs{CharmURL: noDB, Config: map[string]string{"title": "Gone"}})
+	if !errors.Is(err, apierr.NotValid) || !strings.HasSuffix(err.Error(), `would break relation "wordpress:db mysql:db"`) {
+		t.Fatalf("dropped endpoint: %v", err)
+	}
+	if after, _ := st.Revision(ctx); after != rev {
+		t.Error("a refused refresh wrote to the store")
+	}
 }

@@ -323,6 +323,7 @@ func (r *reader) removeUnit(ctx context.Context, w *writes, uuid string, u *stor
 	}
 	w.del(unitKey(uuid, u.Name))
 	deleteCharmState(w, uuid, u.Name)
+	w.deleteUnitResources(uuid, u.Name)
 	// Nothing will run the unit's queued tasks any more: cancelled with it, as Juju does.
 	if err := r.cancelRemovedReceiverTasks(ctx, w, uuid, u.Name, msgUnitRemoved); err != nil {
 		return err

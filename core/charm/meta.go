@@ -53,8 +53,8 @@ type Meta struct {
 	Requires    map[string]Relation
 	Peers       map[string]Relation
 	Bases       []base.Base
-	// Resources are kept so a charm declaring them deploys; the local
-	// provider does not serve resources yet.
+	// Resources are the files (and, for Kubernetes models, OCI images) the charm declares
+	// (metadata "resources:"); see resource.go.
 	Resources map[string]Resource
 }
 
@@ -328,14 +328,9 @@ func (m *Meta) Check() error {
 	}
 	for _, name := range sortedNames(m.Resources) {
 		r := m.Resources[name]
-		switch r.Type {
-		case ResourceFile:
-			if r.Filename == "" {
-				return fmt.Errorf("charm %q resource %q has no filename", m.Name, name)
-			}
-		case ResourceOCIImage:
-		default:
-			return fmt.Errorf("charm %q resource %q has unknown type %q", m.Name, name, r.Type)
+		r.Name = name
+		if err := r.check(m.Name); err != nil {
+			return err
 		}
 	}
 	if m.Subordinate && !hasContainerRequires {

@@ -43,7 +43,7 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions or restart")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions, restart or bundle")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.IntVar(&restartUnits, "n", restartUnits, "units of the restart and memory figures")
 	flag.Parse()
@@ -66,8 +66,8 @@ func run() error {
 
 	switch *only {
 	case "":
-	case "txn", "removal", "charms", "ops", "actions", "restart":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone, "restart": measureRestart}[*only]
+	case "txn", "removal", "charms", "ops", "actions", "restart", "bundle":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone, "restart": measureRestart, "bundle": measureBundleAlone}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn, removal, charms, ops, actions or restart", *only)
+		return fmt.Errorf("-only %q: want txn, removal, charms, ops, actions, restart or bundle", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -136,6 +136,9 @@ func run() error {
 		return err
 	}
 	if err := measureActions(version); err != nil {
+		return err
+	}
+	if err := measureBundle(); err != nil {
 		return err
 	}
 

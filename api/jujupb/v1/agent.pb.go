@@ -1064,7 +1064,12 @@ type AgentApplication struct {
 	// (logging-config, automatically-retry-hooks, the proxies; core/modelconfig).
 	ModelConfig map[string]string `protobuf:"bytes,10,rep,name=model_config,json=modelConfig,proto3" json:"model_config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The application config option trust (juju trust): a change runs config-changed.
-	Trust         bool `protobuf:"varint,11,opt,name=trust,proto3" json:"trust,omitempty"`
+	Trust bool `protobuf:"varint,11,opt,name=trust,proto3" json:"trust,omitempty"`
+	// Grows with every change of the charm or of a resource (refresh, attach-resource): the unit
+	// runs upgrade-charm when it differs from the one it last ran upgrade-charm for.
+	CharmModifiedVersion int64 `protobuf:"varint,12,opt,name=charm_modified_version,json=charmModifiedVersion,proto3" json:"charm_modified_version,omitempty"`
+	// refresh --force-units: a unit in error upgrades to charm_url at once.
+	ForceCharm    bool `protobuf:"varint,13,opt,name=force_charm,json=forceCharm,proto3" json:"force_charm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1172,6 +1177,20 @@ func (x *AgentApplication) GetModelConfig() map[string]string {
 func (x *AgentApplication) GetTrust() bool {
 	if x != nil {
 		return x.Trust
+	}
+	return false
+}
+
+func (x *AgentApplication) GetCharmModifiedVersion() int64 {
+	if x != nil {
+		return x.CharmModifiedVersion
+	}
+	return 0
+}
+
+func (x *AgentApplication) GetForceCharm() bool {
+	if x != nil {
+		return x.ForceCharm
 	}
 	return false
 }
@@ -2837,7 +2856,7 @@ var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
 	"\n" +
-	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\faction.proto\"1\n" +
+	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\faction.proto\x1a\x0eresource.proto\"1\n" +
 	"\n" +
 	"AgentTasks\x12#\n" +
 	"\x05tasks\x18\x01 \x03(\v2\r.juju.v1.TaskR\x05tasks\"T\n" +
@@ -2913,7 +2932,7 @@ const file_agent_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\":\n" +
 	"\fCharmArchive\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
-	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xf5\x03\n" +
+	"\aarchive\x18\x02 \x01(\fR\aarchive\"\xcc\x04\n" +
 	"\x10AgentApplication\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04life\x18\x02 \x01(\tR\x04life\x12 \n" +
@@ -2928,7 +2947,10 @@ const file_agent_proto_rawDesc = "" +
 	"\tcharm_url\x18\t \x01(\tR\bcharmUrl\x12M\n" +
 	"\fmodel_config\x18\n" +
 	" \x03(\v2*.juju.v1.AgentApplication.ModelConfigEntryR\vmodelConfig\x12\x14\n" +
-	"\x05trust\x18\v \x01(\bR\x05trust\x1a>\n" +
+	"\x05trust\x18\v \x01(\bR\x05trust\x124\n" +
+	"\x16charm_modified_version\x18\f \x01(\x03R\x14charmModifiedVersion\x12\x1f\n" +
+	"\vforce_charm\x18\r \x01(\bR\n" +
+	"forceCharm\x1a>\n" +
 	"\x10ModelConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x03\n" +
@@ -3093,7 +3115,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"AttrsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xe3\x12\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xb1\x13\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -3134,7 +3156,8 @@ const file_agent_proto_rawDesc = "" +
 	"\tStartTask\x12\x19.juju.v1.AgentTaskRequest\x1a\r.juju.v1.Task\x12>\n" +
 	"\aLogTask\x12\x17.juju.v1.LogTaskRequest\x1a\x1a.juju.v1.SetStatusResponse\x12D\n" +
 	"\n" +
-	"FinishTask\x12\x1a.juju.v1.FinishTaskRequest\x1a\x1a.juju.v1.SetStatusResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"FinishTask\x12\x1a.juju.v1.FinishTaskRequest\x1a\x1a.juju.v1.SetStatusResponse\x12L\n" +
+	"\vGetResource\x12\x1d.juju.v1.AgentResourceRequest\x1a\x1e.juju.v1.AgentResourceResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -3210,6 +3233,8 @@ var file_agent_proto_goTypes = []any{
 	(*Task)(nil),                         // 57: juju.v1.Task
 	(*Base)(nil),                         // 58: juju.v1.Base
 	(*StatusInfo)(nil),                   // 59: juju.v1.StatusInfo
+	(*AgentResourceRequest)(nil),         // 60: juju.v1.AgentResourceRequest
+	(*AgentResourceResponse)(nil),        // 61: juju.v1.AgentResourceResponse
 }
 var file_agent_proto_depIdxs = []int32{
 	57, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
@@ -3275,42 +3300,44 @@ var file_agent_proto_depIdxs = []int32{
 	1,  // 60: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
 	2,  // 61: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
 	3,  // 62: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
-	6,  // 63: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	10, // 64: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	8,  // 65: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	7,  // 66: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	12, // 67: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	10, // 68: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	15, // 69: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	16, // 70: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	32, // 71: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	34, // 72: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	34, // 73: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	35, // 74: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	35, // 75: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	35, // 76: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	35, // 77: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	20, // 78: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	22, // 79: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	24, // 80: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	25, // 81: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	27, // 82: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	29, // 83: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	10, // 84: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	10, // 85: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 86: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	36, // 87: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	37, // 88: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	10, // 89: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	39, // 90: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	42, // 91: juju.v1.AgentService.GetCloudSpec:output_type -> juju.v1.CloudSpec
-	10, // 92: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
-	0,  // 93: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
-	57, // 94: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
-	10, // 95: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
-	10, // 96: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
-	63, // [63:97] is the sub-list for method output_type
-	29, // [29:63] is the sub-list for method input_type
+	60, // 63: juju.v1.AgentService.GetResource:input_type -> juju.v1.AgentResourceRequest
+	6,  // 64: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	10, // 65: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	8,  // 66: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	7,  // 67: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	12, // 68: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	10, // 69: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	15, // 70: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	16, // 71: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	32, // 72: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	34, // 73: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	34, // 74: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	35, // 75: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	35, // 76: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	35, // 77: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	35, // 78: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	20, // 79: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	22, // 80: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	24, // 81: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	25, // 82: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	27, // 83: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	29, // 84: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	10, // 85: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	10, // 86: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	10, // 87: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	36, // 88: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	37, // 89: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	10, // 90: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	39, // 91: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	42, // 92: juju.v1.AgentService.GetCloudSpec:output_type -> juju.v1.CloudSpec
+	10, // 93: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	0,  // 94: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
+	57, // 95: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
+	10, // 96: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
+	10, // 97: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
+	61, // 98: juju.v1.AgentService.GetResource:output_type -> juju.v1.AgentResourceResponse
+	64, // [64:99] is the sub-list for method output_type
+	29, // [29:64] is the sub-list for method input_type
 	29, // [29:29] is the sub-list for extension type_name
 	29, // [29:29] is the sub-list for extension extendee
 	0,  // [0:29] is the sub-list for field type_name
@@ -3323,6 +3350,7 @@ func file_agent_proto_init() {
 	}
 	file_common_proto_init()
 	file_action_proto_init()
+	file_resource_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -53,6 +53,7 @@ const (
 	AgentService_StartTask_FullMethodName             = "/juju.v1.AgentService/StartTask"
 	AgentService_LogTask_FullMethodName               = "/juju.v1.AgentService/LogTask"
 	AgentService_FinishTask_FullMethodName            = "/juju.v1.AgentService/FinishTask"
+	AgentService_GetResource_FullMethodName           = "/juju.v1.AgentService/GetResource"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -151,6 +152,12 @@ type AgentServiceClient interface {
 	// the log, at most 1 MiB). A task already finished (cancelled when its unit was removed)
 	// gives apierr.NotAlive.
 	FinishTask(ctx context.Context, in *FinishTaskRequest, opts ...grpc.CallOption) (*SetStatusResponse, error)
+	// GetResource is resource-get: the current revision of a resource of the unit's
+	// application, with its content unless the unit's copy is already it; it records that the
+	// unit has that revision (juju resources <unit>). Only the unit's own agent may ask. A
+	// resource the charm declares but nobody uploaded gives NotFound "resource "<name>" not
+	// found", as Juju says.
+	GetResource(ctx context.Context, in *AgentResourceRequest, opts ...grpc.CallOption) (*AgentResourceResponse, error)
 }
 
 type agentServiceClient struct {
@@ -501,6 +508,16 @@ func (c *agentServiceClient) FinishTask(ctx context.Context, in *FinishTaskReque
 	return out, nil
 }
 
+func (c *agentServiceClient) GetResource(ctx context.Context, in *AgentResourceRequest, opts ...grpc.CallOption) (*AgentResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentResourceResponse)
+	err := c.cc.Invoke(ctx, AgentService_GetResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -597,6 +614,12 @@ type AgentServiceServer interface {
 	// the log, at most 1 MiB). A task already finished (cancelled when its unit was removed)
 	// gives apierr.NotAlive.
 	FinishTask(context.Context, *FinishTaskRequest) (*SetStatusResponse, error)
+	// GetResource is resource-get: the current revision of a resource of the unit's
+	// application, with its content unless the unit's copy is already it; it records that the
+	// unit has that revision (juju resources <unit>). Only the unit's own agent may ask. A
+	// resource the charm declares but nobody uploaded gives NotFound "resource "<name>" not
+	// found", as Juju says.
+	GetResource(context.Context, *AgentResourceRequest) (*AgentResourceResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -708,6 +731,9 @@ func (UnimplementedAgentServiceServer) LogTask(context.Context, *LogTaskRequest)
 }
 func (UnimplementedAgentServiceServer) FinishTask(context.Context, *FinishTaskRequest) (*SetStatusResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FinishTask not implemented")
+}
+func (UnimplementedAgentServiceServer) GetResource(context.Context, *AgentResourceRequest) (*AgentResourceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetResource not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -1342,6 +1368,24 @@ func _AgentService_FinishTask_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_GetResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).GetResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_GetResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).GetResource(ctx, req.(*AgentResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1484,6 +1528,10 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FinishTask",
 			Handler:    _AgentService_FinishTask_Handler,
+		},
+		{
+			MethodName: "GetResource",
+			Handler:    _AgentService_GetResource_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

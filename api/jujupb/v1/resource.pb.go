@@ -472,6 +472,131 @@ func (x *ListResourcesResponse) GetUnits() []*UnitResources {
 	return nil
 }
 
+// AgentResourceRequest asks for the current revision of a resource of the unit's application
+// (resource-get); only the unit's own agent may ask.
+type AgentResourceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	Name  string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// sha384 (hex) of the copy the unit has, if any: the content is not sent again when it is
+	// the current revision's.
+	Fingerprint   string `protobuf:"bytes,4,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentResourceRequest) Reset() {
+	*x = AgentResourceRequest{}
+	mi := &file_resource_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentResourceRequest) ProtoMessage() {}
+
+func (x *AgentResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_resource_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentResourceRequest.ProtoReflect.Descriptor instead.
+func (*AgentResourceRequest) Descriptor() ([]byte, []int) {
+	return file_resource_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *AgentResourceRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *AgentResourceRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *AgentResourceRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentResourceRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+type AgentResourceResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Resource *Resource              `protobuf:"bytes,1,opt,name=resource,proto3" json:"resource,omitempty"`
+	// The content; empty when the unit's copy (fingerprint) is the current revision's.
+	Content       []byte `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentResourceResponse) Reset() {
+	*x = AgentResourceResponse{}
+	mi := &file_resource_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentResourceResponse) ProtoMessage() {}
+
+func (x *AgentResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_resource_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentResourceResponse.ProtoReflect.Descriptor instead.
+func (*AgentResourceResponse) Descriptor() ([]byte, []int) {
+	return file_resource_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AgentResourceResponse) GetResource() *Resource {
+	if x != nil {
+		return x.Resource
+	}
+	return nil
+}
+
+func (x *AgentResourceResponse) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 var File_resource_proto protoreflect.FileDescriptor
 
 const file_resource_proto_rawDesc = "" +
@@ -511,7 +636,15 @@ const file_resource_proto_rawDesc = "" +
 	"\tresources\x18\x02 \x03(\v2\x11.juju.v1.ResourceR\tresources\"v\n" +
 	"\x15ListResourcesResponse\x12/\n" +
 	"\tresources\x18\x01 \x03(\v2\x11.juju.v1.ResourceR\tresources\x12,\n" +
-	"\x05units\x18\x02 \x03(\v2\x16.juju.v1.UnitResourcesR\x05units2\xb4\x01\n" +
+	"\x05units\x18\x02 \x03(\v2\x16.juju.v1.UnitResourcesR\x05units\"v\n" +
+	"\x14AgentResourceRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12 \n" +
+	"\vfingerprint\x18\x04 \x01(\tR\vfingerprint\"`\n" +
+	"\x15AgentResourceResponse\x12-\n" +
+	"\bresource\x18\x01 \x01(\v2\x11.juju.v1.ResourceR\bresource\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\fR\acontent2\xb4\x01\n" +
 	"\x0fResourceService\x12Q\n" +
 	"\x0eUploadResource\x12\x1e.juju.v1.UploadResourceRequest\x1a\x1f.juju.v1.UploadResourceResponse\x12N\n" +
 	"\rListResources\x12\x1d.juju.v1.ListResourcesRequest\x1a\x1e.juju.v1.ListResourcesResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
@@ -528,7 +661,7 @@ func file_resource_proto_rawDescGZIP() []byte {
 	return file_resource_proto_rawDescData
 }
 
-var file_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_resource_proto_goTypes = []any{
 	(*UploadResourceRequest)(nil),  // 0: juju.v1.UploadResourceRequest
 	(*UploadResourceResponse)(nil), // 1: juju.v1.UploadResourceResponse
@@ -536,21 +669,24 @@ var file_resource_proto_goTypes = []any{
 	(*ListResourcesRequest)(nil),   // 3: juju.v1.ListResourcesRequest
 	(*UnitResources)(nil),          // 4: juju.v1.UnitResources
 	(*ListResourcesResponse)(nil),  // 5: juju.v1.ListResourcesResponse
+	(*AgentResourceRequest)(nil),   // 6: juju.v1.AgentResourceRequest
+	(*AgentResourceResponse)(nil),  // 7: juju.v1.AgentResourceResponse
 }
 var file_resource_proto_depIdxs = []int32{
 	2, // 0: juju.v1.UploadResourceResponse.resource:type_name -> juju.v1.Resource
 	2, // 1: juju.v1.UnitResources.resources:type_name -> juju.v1.Resource
 	2, // 2: juju.v1.ListResourcesResponse.resources:type_name -> juju.v1.Resource
 	4, // 3: juju.v1.ListResourcesResponse.units:type_name -> juju.v1.UnitResources
-	0, // 4: juju.v1.ResourceService.UploadResource:input_type -> juju.v1.UploadResourceRequest
-	3, // 5: juju.v1.ResourceService.ListResources:input_type -> juju.v1.ListResourcesRequest
-	1, // 6: juju.v1.ResourceService.UploadResource:output_type -> juju.v1.UploadResourceResponse
-	5, // 7: juju.v1.ResourceService.ListResources:output_type -> juju.v1.ListResourcesResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	2, // 4: juju.v1.AgentResourceResponse.resource:type_name -> juju.v1.Resource
+	0, // 5: juju.v1.ResourceService.UploadResource:input_type -> juju.v1.UploadResourceRequest
+	3, // 6: juju.v1.ResourceService.ListResources:input_type -> juju.v1.ListResourcesRequest
+	1, // 7: juju.v1.ResourceService.UploadResource:output_type -> juju.v1.UploadResourceResponse
+	5, // 8: juju.v1.ResourceService.ListResources:output_type -> juju.v1.ListResourcesResponse
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_resource_proto_init() }
@@ -564,7 +700,7 @@ func file_resource_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_resource_proto_rawDesc), len(file_resource_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

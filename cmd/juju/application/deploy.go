@@ -32,6 +32,7 @@ type deployAPI interface {
 	FullStatus(ctx context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error)
 	UploadCharm(ctx context.Context, model string, archive []byte) (*jujupb.UploadCharmResponse, error)
 	Deploy(ctx context.Context, req *jujupb.DeployRequest) (*jujupb.DeployResponse, error)
+	resourceUploader
 }
 
 var _ deployAPI = (*client.Client)(nil)
@@ -61,6 +62,8 @@ type deployOptions struct {
 	DryRun      bool
 	Overlays    []string
 	MapMachines string
+	// Resources are --resource name=path (resources.go).
+	Resources map[string]string
 	cmdutil.WaitFlags
 
 	// Set by validation.
@@ -107,6 +110,13 @@ units. The controller records the application, its units and their machines at o
 nothing: a refused deploy (a missing machine in --to, a base mismatch) leaves no application
 behind. -n is at most ` + strconv.Itoa(limits.MaxUnitsPerCall) + ` per call; add-unit adds more.
 
+A bundle (a .yaml file, or a directory holding bundle.yaml and its charms) deploys every
+application, machine, unit and relation it describes, with --overlay files applied in order;
+it is checked whole, against its charms, before anything is sent, and only what the model
+lacks is changed: deploying it again changes nothing. --dry-run prints the changes instead
+of making them; --map-machines existing (or 0=3,1=4) puts the bundle's machines on the
+model's. See docs/bundles.md.
+
 With --wait the command then waits until the agent of every new unit is idle, showing
 progress on stderr (one line redrawn in place on a terminal, a line per change otherwise).
 A unit in error, or whose machine fails to start, ends the wait at once with exit code 1,
@@ -116,7 +126,8 @@ only valid with --wait.`,
   juju deploy mysql db --base ubuntu@22.04
   juju deploy ./charms/wordpress --to 0 --config blog-title=News
   juju deploy ./testdb_amd64.charm
-  juju deploy ./charms/mysql -n 3 --wait --timeout 5m`,
+  juju deploy ./charms/mysql -n 3 --wait --timeout 5m
+  juju deploy ./bundle.yaml --overlay ./prod.yaml --dry-run`,
 		Annotations: map[string]string{cmdutil.SeeAlso: "add-unit, integrate, status, wait-for, remove-application, config, set-constraints"},
 		Args:        cobra.ArbitraryArgs, // checked in validateDeploy, in Juju's order
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -143,9 +154,10 @@ only valid with --wait.`,
 	fl.BoolVar(&opts.Trust, "trust", false, "Allows charm to run hooks that require access credentials (sets application config trust; see juju trust)")
 	fl.StringVar(&opts.Channel, "channel", "", "Channel to follow for upgrades (accepted for compatibility; local charms have none)")
 	fl.IntVar(&opts.Revision, "revision", -1, "Charm revision (needs --channel)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "Only show what would be deployed (ignored for local charms)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "Only show what a bundle would change (ignored for local charms)")
 	fl.StringArrayVar(&opts.Overlays, "overlay", nil, "Bundles to overlay on the primary bundle (bundles only)")
 	fl.StringVar(&opts.MapMachines, "map-machines", "", "Use existing machines for a bundle (bundles only)")
+	addResourceFlag(cmd, &opts.Resources)
 	cmdutil.AddWaitFlags(cmd, &opts.WaitFlags, "every new unit's agent is idle")
 	cmdutil.AddModelFlag(cmd, &opts.Model)
 	return cmd
@@ -251,11 +263,18 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
+	if isBundlePath(path) {
+		return deployBundleRun(ctx, opts, path)
+	}
 	ch, archive, err := readLocalCharm(opts.IO, opts.CharmArg, path, "deploy")
 	if err != nil {
 		return err
 	}
 	meta, charmConfig := ch.Meta, ch.Config
+	resources, err := readResources(meta, opts.Resources)
+	if err != nil {
+		return err
+	}
 	numUnits := opts.NumUnits
 	if meta.Subordinate {
 		if opts.cons.HasAny() {
@@ -328,6 +347,10 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 	}
 	opts.IO.Infof("Located local charm %q, revision %d", meta.Name, up.GetRevision())
 	opts.IO.Infof("Deploying %q from local charm %q, revision %d on %s", appName, meta.Name, up.GetRevision(), chosen)
+	pending, err := uploadPendingResources(ctx, c, model.UUID, appName, up.GetUrl(), resources)
+	if err != nil {
+		return err
+	}
 
 	resp, err := c.Deploy(ctx, &jujupb.DeployRequest{
 		Model:       model.UUID,
@@ -339,6 +362,7 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		Constraints: opts.cons.String(),
 		Config:      config,
 		Trust:       opts.Trust,
+		Resources:   pending,
 	})
 	if errors.Is(err, apierr.AlreadyExists) {
 		return alreadyExists(err)
@@ -413,14 +437,8 @@ func checkCharmPath(opts *deployOptions, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no charm was found at %q", opts.CharmArg)
 	}
-	isBundle := strings.HasSuffix(path, ".yaml")
-	if info.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "bundle.yaml")); err == nil {
-			isBundle = true
-		}
-	}
-	if isBundle {
-		return "", fmt.Errorf("cannot deploy bundle %q: bundles are not supported", opts.CharmArg)
+	if isBundlePath(path) {
+		return path, nil // deployRun hands it to deployBundleRun (deploybundle.go)
 	}
 	if info.IsDir() && !hasFile(path, "metadata.yaml") && !hasFile(path, "charmcraft.yaml") {
 		return "", fmt.Errorf("invalid charm or bundle provided at %q", opts.CharmArg)

@@ -238,7 +238,7 @@ func TestDeployRunCharmLookup(t *testing.T) {
 		{name: "revision without channel", args: "mysql --revision 3", wantErr: "specifying a revision requires a channel for future upgrades. Please use --channel"},
 		{name: "missing path", args: "./nope", wantErr: `no charm was found at "./nope"`},
 		{name: "not a charm", args: "./notcharm", wantErr: `invalid charm or bundle provided at "./notcharm"`},
-		{name: "bundle", args: "./bundle", wantErr: `cannot deploy bundle "./bundle": bundles are not supported`},
+		{name: "bundle", args: "./bundle", wantErr: `bundle/bundle.yaml:1: applications: at least one application must be specified`},
 		{name: "bundle options", args: "./wordpress --overlay o.yaml --map-machines existing", wantErr: "options provided but not supported when deploying a charm: --overlay, --map-machines"},
 		{name: "subordinate", args: "./telegraf", wantApp: "telegraf", wantUnits: 0},
 		{name: "subordinate constraints", args: "./telegraf --constraints mem=1G", wantErr: "cannot use --constraints with subordinate application"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,13 @@ func TestNewCmdRefresh(t *testing.T) {
 		{args: "Wordpress --path x", wantErr: `invalid application name "Wordpress", unexpected uppercase character`},
 		// No charm store: without --path there is nothing to refresh to (exit 2).
 		{args: "wordpress", wantErr: "only local charms can be used: there is no charm store; give the charm with --path <charm directory or .charm file>"},
+		// What jubilant's refresh sends, and Juju's refusals of the rest.
+		{args: "wordpress --path ./wordpress --force --force-base --force-units --trust --config title=x --config posts=3", wantPath: "./wordpress"},
+		{args: "wordpress --path ./wordpress --channel latest/edge --base ubuntu@22.04 --trust=false", wantPath: "./wordpress"},
+		{args: "wordpress --path x --revision 3", wantErr: "--path and --revision are mutually exclusive"},
+		{args: "wordpress --path x --storage data=tmpfs,1G", wantErr: "--storage is not supported: the local provider has no storage"},
+		{args: "wordpress --path x --channel a/b/c/d", wantErr: `error in --channel: risk in channel "a/b/c/d" not valid, expected one of stable, candidate, beta, edge`},
+		{args: "wordpress --path x --base ubuntu", wantErr: "expected base string to contain os and channel separated by '@'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -51,13 +59,14 @@ type fakeRefreshAPI struct {
 	setErr      error
 	subordinate bool
 	life        string
+	base        *jujupb.Base
 }
 
 func (f *fakeRefreshAPI) FullStatus(_ context.Context, model string, patterns []string) (*jujupb.FullStatusResponse, error) {
 	f.calls = append(f.calls, "FullStatus "+model+" "+strings.Join(patterns, ","))
 	return &jujupb.FullStatusResponse{
 		Applications: []*jujupb.ApplicationStatus{
-			{Name: "wordpress", CharmName: "wordpress", CharmRev: 2, Subordinate: f.subordinate, Life: f.life},
+			{Name: "wordpress", CharmName: "wordpress", CharmRev: 2, Subordinate: f.subordinate, Life: f.life, Base: f.base},
 			{Name: "mysql", CharmName: "mysql"},
 		},
 		Relations: []*jujupb.RelationStatus{
@@ -148,6 +157,14 @@ func TestRefreshRefusals(t *testing.T) {
 		{"subordinacy", "wordpress --path <dir>/subordinate", &fakeRefreshAPI{}},
 		{"dying", "wordpress --path <dir>/wordpress", &fakeRefreshAPI{life: "dying"}},
 		{"no-charm", "wordpress --path <dir>/missing", &fakeRefreshAPI{}},
+		// --config is checked against the new charm before anything is sent.
+		{"config-unknown-option", "wordpress --path <dir>/wordpress --config nope=1", &fakeRefreshAPI{}},
+		{"config-type", "wordpress --path <dir>/wordpress --config posts=many", &fakeRefreshAPI{}},
+		{"config-trust", "wordpress --path <dir>/wordpress --config trust=maybe", &fakeRefreshAPI{}},
+		// The application's base must be the new charm's (--force-base: its OS at least).
+		{"base-unsupported", "wordpress --path <dir>/wordpress", &fakeRefreshAPI{base: &jujupb.Base{Name: "ubuntu", Channel: "20.04"}}},
+		{"base-other-os", "wordpress --path <dir>/wordpress --force-base", &fakeRefreshAPI{base: &jujupb.Base{Name: "centos", Channel: "7"}}},
+		{"base-changed", "wordpress --path <dir>/wordpress --base ubuntu@24.04", &fakeRefreshAPI{base: &jujupb.Base{Name: "ubuntu", Channel: "22.04"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +185,41 @@ func TestRefreshRefusals(t *testing.T) {
 			}
 			out := strings.ReplaceAll(stderr+"ERROR "+err.Error()+"\n", dir, "<dir>")
 			golden.Assert(t, out, "refresh/bad-"+tt.name+".stderr.golden")
+		})
+	}
+}
+
+// What jubilant's refresh sends reaches the controller: --force-units, the config from files
+// and pairs with --trust, a base the charm lacks accepted with --force-base, the application's
+// own base with --base.
+func TestRefreshRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	path := writeCharm(t, dir, "wordpress", false, "ubuntu@22.04")
+	file := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(file, []byte("wordpress:\n  title: From file\n  posts: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, args string
+		base       *jujupb.Base
+		force      bool
+		config     map[string]string
+	}{
+		{name: "plain", args: "wordpress --path " + path},
+		{name: "jubilant force and config", args: "wordpress --path " + path + " --force --force-base --force-units --config " + file + " --config posts=9 --trust",
+			base: &jujupb.Base{Name: "ubuntu", Channel: "20.04"}, force: true,
+			config: map[string]string{"title": "From file", "posts": "9", "trust": "true"}},
+		{name: "trust revoked", args: "wordpress --path " + path + " --trust=false --base ubuntu@22.04 --channel edge",
+			base: &jujupb.Base{Name: "ubuntu", Channel: "22.04"}, config: map[string]string{"trust": "false"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakeRefreshAPI{base: tt.base}
+			if _, _, err := refreshWith(t, fake, tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if fake.req.GetForceUnits() != tt.force || !maps.Equal(fake.req.GetConfig(), tt.config) {
+				t.Errorf("request: force-units %v, config %v; want %v, %v", fake.req.GetForceUnits(), fake.req.GetConfig(), tt.force, tt.config)
+			}
 		})
 	}
 }

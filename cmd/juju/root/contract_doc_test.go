@@ -55,7 +55,9 @@ var (
 	docAliasRe          = regexp.MustCompile("same as `([^`]+)`(?: of `juju ([a-z][a-z-]*)`)?")
 	// A name may hold single spaces: Juju's cancel-task prints "completed at".
 	// Names are lower case, except Juju's own Value and Source of model-config's JSON.
-	docPathRe = regexp.MustCompile(`^(\*|[a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)*)(\[\])?(\.(\*|[a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)*|Value|Source)(\[\])?)*$`)
+	// Names are lower case, except Juju's own Value and Source of model-config's JSON, and
+	// applicationId and unitID of juju resources'; a path may start at a top-level list ("[]").
+	docPathRe = regexp.MustCompile(`^(\[\]|(\*|[a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)*)(\[\])?)(\.(\*|[a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)*|Value|Source|applicationId|unitID)(\[\])?)*$`)
 )
 
 // docRef is a documented path in a section.
@@ -388,7 +390,7 @@ func TestScriptingDocCoversJSONTags(t *testing.T) {
 			}
 			for _, seg := range segs {
 				seg = strings.TrimSuffix(seg, "[]")
-				if seg != "*" {
+				if seg != "*" && seg != "" {
 					documented[seg] = true
 				}
 			}

@@ -209,6 +209,17 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"trust", "db", "--scope", "cluster"}, stdout: noStdout},
 		{args: []string{"config", "db", "trust"}, stdout: exactly("true\n")},
 		{args: []string{"trust", "db", "--remove"}, stdout: noStdout},
+		{args: []string{"expose", "db"}, stdout: noStdout},
+		{args: []string{"expose", "db", "--endpoints", "db", "--to-cidrs", "10.0.0.0/8"}, stdout: noStdout},
+		{args: []string{"expose", "db", "--endpoints", "nope"}, code: 1},
+		{args: []string{"unexpose", "db", "--endpoints", "db"}, stdout: noStdout},
+		{args: []string{"unexpose", "db"}, stdout: noStdout},
+		{args: []string{"attach-resource", "db", "data=" + filepath.Join(charms, "db", "config.yaml")}, stdout: noStdout},
+		{args: []string{"attach-resource", "db", "nope=" + filepath.Join(charms, "db", "config.yaml")}, code: 1},
+		{args: []string{"resources", "db"}, formats: true},
+		{args: []string{"resources", "db/0", "--details"}, formats: true},
+		{args: []string{"export-bundle"}, stdout: someText},
+		{args: []string{"export-bundle", "-m", "scratch"}, code: 1},
 		// Real OpenSSH against the machine's sshd; the model's keys as the agents serve them.
 		{args: []string{"ssh", "db/0", "echo", "hi"}, stdout: exactly("hi\n")},
 		{args: []string{"scp", filepath.Join(charms, "db", "metadata.yaml"), "db/0:" + filepath.Join(charms, "copied.yaml")}, stdout: noStdout},
@@ -296,7 +307,7 @@ func writeContractCharms(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"db/metadata.yaml":    "name: db\nsummary: A database\ndescription: A database.\nprovides:\n  db:\n    interface: mysql\n",
+		"db/metadata.yaml":    "name: db\nsummary: A database\ndescription: A database.\nprovides:\n  db:\n    interface: mysql\nresources:\n  data:\n    type: file\n    filename: data.txt\n",
 		"db/manifest.yaml":    "bases:\n  - name: ubuntu\n    channel: \"22.04\"\n",
 		"db/config.yaml":      "options:\n  port:\n    type: int\n    default: 3306\n    description: Port to listen on\n",
 		"db/actions.yaml":     "get-port:\n  description: Report the port.\n  params:\n    verbose:\n      type: boolean\n      description: Log more\n",
@@ -498,6 +509,11 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"wait-for", "unit", "mysql/0", "--query", "life=dead"}},
 		{args: []string{"debug-log", "--limit", "5", "--tail"}, stderr: "setting --tail and --limit not valid"},
 		{args: []string{"trust", "db", "--scope", "model"}, stderr: `scope "model" not valid`},
+		{args: []string{"resources"}, stderr: "missing application or unit name"},
+		{args: []string{"attach-resource", "db"}, stderr: "no resource specified"},
+		{args: []string{"attach-resource", "db", "data"}, stderr: `bad resource arg "data": expected name=path format`},
+		{args: []string{"deploy", "./db", "--resource", "data"}},
+		{args: []string{"export-bundle", "x"}, stderr: `unrecognized args: ["x"]`},
 		{args: []string{"wait-for", "model", "default", "--query", `forEach(units, u => u.status=="active")`}},
 		{args: []string{"models", "extra"}, stderr: `unrecognized args: ["extra"]`},
 		{args: []string{"destroy-model", "test", "--no-wait"}, stderr: "--no-wait without --force not valid"},

@@ -25,6 +25,7 @@ import (
 	"github.com/jujuclone/juju/cmd/juju/machine"
 	"github.com/jujuclone/juju/cmd/juju/model"
 	"github.com/jujuclone/juju/cmd/juju/relation"
+	resourcecmd "github.com/jujuclone/juju/cmd/juju/resource"
 	sshcmd "github.com/jujuclone/juju/cmd/juju/ssh"
 	"github.com/jujuclone/juju/cmd/juju/status"
 	"github.com/jujuclone/juju/cmd/juju/unit"
@@ -109,6 +110,7 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		model.NewCmdSwitch(f, nil),
 		model.NewCmdModelConstraints(f, nil),
 		model.NewCmdSetModelConstraints(f, nil),
+		model.NewCmdExportBundle(f, nil),
 		application.NewCmdDeploy(f, nil),
 		application.NewCmdAddUnit(f, nil),
 		application.NewCmdConstraints(f, nil),
@@ -131,6 +133,10 @@ never prompt when stdin is not a terminal: those that would ask fail, saying to 
 		application.NewCmdConfig(f, nil),
 		application.NewCmdTrust(f, nil),
 		application.NewCmdRefresh(f, nil),
+		resourcecmd.NewCmdResources(f, nil),
+		resourcecmd.NewCmdAttachResource(f, nil),
+		application.NewCmdExpose(f, nil),
+		application.NewCmdUnexpose(f, nil),
 		versioncmd.NewCmdVersion(f, nil),
 		action.NewCmdRun(f, nil),
 		action.NewCmdExec(f, nil),

@@ -89,7 +89,9 @@ type ApplicationView struct {
 	CharmName   string    `json:"charm-name" yaml:"charm-name"`
 	CharmRev    int       `json:"charm-rev" yaml:"charm-rev"`
 	Exposed     bool      `json:"exposed" yaml:"exposed"`
-	Life        string    `json:"life,omitempty" yaml:"life,omitempty"`
+	// ExposedEndpoints are the expose rules by endpoint ("" for every endpoint), as Juju shows them.
+	ExposedEndpoints map[string]*ExposedEndpointView `json:"exposed-endpoints,omitempty" yaml:"exposed-endpoints,omitempty"`
+	Life             string                          `json:"life,omitempty" yaml:"life,omitempty"`
 
 	Removal `yaml:",inline"`
 
@@ -102,6 +104,12 @@ type ApplicationView struct {
 	// ready and desired make the Scale column; counted over all the application's units,
 	// wherever they are listed.
 	ready, desired int
+}
+
+// ExposedEndpointView is one expose rule: who may reach the ports opened for its endpoint.
+type ExposedEndpointView struct {
+	ExposeToSpaces []string `json:"expose-to-spaces,omitempty" yaml:"expose-to-spaces,omitempty"`
+	ExposeToCIDRs  []string `json:"expose-to-cidrs,omitempty" yaml:"expose-to-cidrs,omitempty"`
 }
 
 // UnitView is one unit; subordinate units nest under their principal.
@@ -262,6 +270,7 @@ func NewView(fs *jujupb.FullStatusResponse, controllerName string, now time.Time
 			CharmName:         pa.GetCharmName(),
 			CharmRev:          int(pa.GetCharmRev()),
 			Exposed:           pa.GetExposed(),
+			ExposedEndpoints:  exposedEndpoints(pa.GetExposedEndpoints()),
 			Life:              NotAlive(pa.GetLife()),
 			Removal:           NewRemoval(pa.GetBlockedBy(), pa.GetForceAfter(), utc),
 			ApplicationStatus: status(applicationStatus(pa), ""),
@@ -757,4 +766,16 @@ func sortedCopy(s []string) []string {
 // sortedKeys returns m's keys in natural order ("app/2" before "app/10").
 func sortedKeys[V any](m map[string]V) []string {
 	return output.SortedNatural(m)
+}
+
+// exposedEndpoints maps the application's expose rules by endpoint; nil when not exposed.
+func exposedEndpoints(eps []*jujupb.ExposedEndpoint) map[string]*ExposedEndpointView {
+	if len(eps) == 0 {
+		return nil
+	}
+	out := make(map[string]*ExposedEndpointView, len(eps))
+	for _, e := range eps {
+		out[e.GetEndpoint()] = &ExposedEndpointView{ExposeToSpaces: e.GetToSpaces(), ExposeToCIDRs: e.GetToCidrs()}
+	}
+	return out
 }

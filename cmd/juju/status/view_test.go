@@ -62,6 +62,10 @@ func fullStatus() *jujupb.FullStatusResponse {
 			{
 				Name: "wordpress", CharmName: "wordpress", CharmUrl: "local:wordpress-12", CharmRev: 12,
 				CharmOrigin: "local", Base: jammy, Life: "alive", Exposed: true, WorkloadVersion: "6.4.3",
+				ExposedEndpoints: []*jujupb.ExposedEndpoint{
+					{ToCidrs: []string{"0.0.0.0/0", "::/0"}},
+					{Endpoint: "website", ToSpaces: []string{"alpha"}, ToCidrs: []string{"10.0.0.0/24"}},
+				},
 				Relations: []*jujupb.EndpointRelations{{Endpoint: "db", Applications: []string{"mysql"}}},
 				UnitCount: 2,
 				Units: []*jujupb.UnitStatus{

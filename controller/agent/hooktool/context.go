@@ -69,6 +69,10 @@ type Context interface {
 	// at each call, which refuses it unless the application is trusted (juju trust).
 	CloudSpec(ctx context.Context) (*CloudSpec, error)
 
+	// ResourceGet answers resource-get: the path of the unit's copy of a resource of its
+	// application, downloaded from the controller when it is not the current revision.
+	ResourceGet(ctx context.Context, name string) (string, error)
+
 	// CharmState reads the state the charm keeps in the controller (state-get); SetCharmState
 	// merges into it, an empty value deleting the key (state-set, state-delete).
 	CharmState(ctx context.Context) (map[string]string, error)

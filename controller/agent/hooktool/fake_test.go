@@ -350,3 +350,14 @@ func (f *fakeContext) LogAction(ctx context.Context, message string) error {
 	}
 	return f.call(ctx, fmt.Sprintf("action-log %q", message))
 }
+
+// ResourceGet: test-file has a copy on the unit; any other resource was never uploaded.
+func (f *fakeContext) ResourceGet(ctx context.Context, name string) (string, error) {
+	if err := f.call(ctx, "resource-get "+name); err != nil {
+		return "", err
+	}
+	if name != "test-file" {
+		return "", fmt.Errorf("resource %q not found", name)
+	}
+	return "/var/lib/juju/agents/unit-wordpress-0/resources/test-file/test-file.tar", nil
+}

@@ -121,7 +121,7 @@ func TestHelp(t *testing.T) {
 			}
 		}
 	}
-	if len(Names()) != 27+len(unsupportedTools) || !IsTool("relation-get") || !IsTool("secret-get") || IsTool("jujud") {
+	if len(Names()) != 28+len(unsupportedTools) || !IsTool("relation-get") || !IsTool("secret-get") || IsTool("jujud") {
 		t.Errorf("Names() = %q", Names())
 	}
 }

@@ -49,6 +49,7 @@ var tools = map[string]tool{
 	"state-get":               {"[options] [<key>|-]", "Print the charm's state kept by the controller.", stateGet},
 	"state-set":               {"[options] <key>=<value> ...", "Set values of the charm's state kept by the controller (key= deletes).", stateSet},
 	"state-delete":            {"<key>", "Delete a value of the charm's state kept by the controller.", stateDelete},
+	"resource-get":            {"<resource name>", "Get the path to the locally cached resource file.", resourceGet},
 	"action-get":              {"[options] [<key>[.<key>.<key>...]]", "Get action parameters.", actionGet},
 	"action-set":              {"<key>=<value> [<key>=<value> ...]", "Set action results.", actionSet},
 	"action-log":              {"<message>", "Record a progress message for the current action.", actionLog},

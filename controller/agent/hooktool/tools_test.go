@@ -427,13 +427,13 @@ func TestUnsupportedTools(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"storage-list", "storage-get", "storage-add", "juju-reboot", "add-metric",
-		"resource-get", "pod-spec-set", "k8s-spec-set", "secret-add", "secret-get", "secret-set", "secret-remove",
+		"pod-spec-set", "k8s-spec-set", "secret-add", "secret-get", "secret-set", "secret-remove",
 		"secret-grant", "secret-revoke", "secret-ids", "secret-info-get"} {
 		if _, ok := unsupportedTools[name]; !ok || !IsTool(name) {
 			t.Errorf("%s is not installed as unsupported", name)
 		}
 	}
-	for _, name := range []string{"action-get", "action-set", "action-log", "action-fail", "credential-get"} {
+	for _, name := range []string{"action-get", "action-set", "action-log", "action-fail", "credential-get", "resource-get"} {
 		if _, refused := unsupportedTools[name]; refused || !IsTool(name) {
 			t.Errorf("%s is not answered", name)
 		}

@@ -11,7 +11,6 @@ var unsupportedTools = map[string]string{
 	"storage-add":     "the local provider has no storage",
 	"juju-reboot":     "the local provider cannot reboot a unit's machine",
 	"add-metric":      "charm metrics are not collected",
-	"resource-get":    "charm resources are not supported",
 	"pod-spec-set":    "there are no Kubernetes models",
 	"k8s-spec-set":    "there are no Kubernetes models",
 	"secret-add":      "secrets are not supported",
