@@ -668,7 +668,18 @@ func resolveRelation(apps, eps [2]string, charms [2]*Charm, rel *Relation) ([2]E
 				return out, fmt.Errorf("charm %q used by application %q does not define relation %q", charms[i].Ref, apps[i], eps[i])
 			}
 		}
+		// A subordinate's requires juju-info sits beside the implicit provider of the same
+		// name: take the pair that can relate, and report on the first only when none can.
 		r0, r1 := c0[0], c1[0]
+	pick:
+		for _, x := range c0 {
+			for _, y := range c1 {
+				if x.Role != y.Role && x.Interface == y.Interface {
+					r0, r1 = x, y
+					break pick
+				}
+			}
+		}
 		out = [2]Endpoint{{App: apps[0], Relation: r0}, {App: apps[1], Relation: r1}}
 		switch {
 		case r0.Role == r1.Role && r0.Role == charm.RoleProvider:
