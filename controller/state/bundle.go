@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -23,8 +22,8 @@ type BundleSnapshot struct {
 	Resources map[string]map[string]*storepb.ResourceRevision
 }
 
-// BundleSnapshot reads a model at one revision: the snapshot's range reads, then its resources
-// (resources/<app>/current/<name>) at that same revision. A revision compacted away in between
+// BundleSnapshot reads a model at one revision: the snapshot's range reads, then its resources'
+// current revisions at that same revision. A revision compacted away in between
 // (etcd keeps an hour) is read again.
 func (s *State) BundleSnapshot(ctx context.Context, uuid string) (*BundleSnapshot, error) {
 	for attempt := 0; ; attempt++ {
@@ -32,31 +31,14 @@ func (s *State) BundleSnapshot(ctx context.Context, uuid string) (*BundleSnapsho
 		if err != nil {
 			return nil, err
 		}
-		prefix := ModelPrefix(uuid) + "resources/"
-		resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(snap.Revision))
+		resources, err := s.currentResources(ctx, uuid, snap.Revision)
 		if errors.Is(err, rpctypes.ErrCompacted) && attempt < 3 {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading resources of model %q: %w", uuid, err)
 		}
-		out := &BundleSnapshot{Snapshot: snap, Resources: map[string]map[string]*storepb.ResourceRevision{}}
-		for _, kv := range resp.Kvs {
-			app, rest, _ := strings.Cut(string(kv.Key)[len(prefix):], "/")
-			name, ok := strings.CutPrefix(rest, "current/")
-			if !ok {
-				continue // units' copies, blobs
-			}
-			rev := &storepb.ResourceRevision{}
-			if err := unmarshal(kv, rev); err != nil {
-				return nil, err
-			}
-			if out.Resources[app] == nil {
-				out.Resources[app] = map[string]*storepb.ResourceRevision{}
-			}
-			out.Resources[app][name] = rev
-		}
-		return out, nil
+		return &BundleSnapshot{Snapshot: snap, Resources: resources}, nil
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
@@ -20,14 +19,9 @@ import (
 // is not bound by etcd's request size; it only keeps a controller's memory and store sane.
 const MaxCharmArchive = charm.MaxArchiveSize
 
-// charmChunkSize keeps each chunk, with its key, inside one etcd request (1.5 MiB by default).
-const charmChunkSize = 1 << 20
-
-// charmChunkKey is chunk n of a charm's archive; charmBlobKey is the single blob of older
-// controllers (Charm.blob_chunks == 0).
-func charmChunkKey(uuid, url string, n int) string {
-	return charmBlobKey(uuid, url) + "/" + strconv.Itoa(n)
-}
+// charmChunksPrefix holds the chunks of a charm's archive; charmBlobKey is the single blob of
+// older controllers (Charm.blob_chunks == 0).
+func charmChunksPrefix(uuid, url string) string { return charmBlobKey(uuid, url) + "/" }
 
 // AddCharm checks an uploaded charm archive as the client should have (metadata, config,
 // actions, dispatch's exec bit, entry names, links and size limits: the controller trusts no
@@ -65,14 +59,9 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 	}
 	url := fmt.Sprintf("local:%s-%d", meta.Name, rev)
 
-	chunks := 0
-	for off := 0; off < len(archive) || chunks == 0; off += charmChunkSize {
-		end := min(off+charmChunkSize, len(archive))
-		if _, err := s.kv.Put(ctx, charmChunkKey(uuid, url, chunks), string(archive[off:end])); err != nil {
-			s.deleteCharmChunks(uuid, url, chunks)
-			return nil, fmt.Errorf("%s: storing the archive: %w", what, err)
-		}
-		chunks++
+	chunks, err := s.putChunks(ctx, charmChunksPrefix(uuid, url), archive)
+	if err != nil {
+		return nil, fmt.Errorf("%s: storing the archive: %w", what, err)
 	}
 
 	sum := sha256.Sum256(archive)
@@ -98,21 +87,10 @@ func (s *State) AddCharm(ctx context.Context, uuid string, archive []byte) (*sto
 		return w, nil
 	})
 	if err != nil {
-		s.deleteCharmChunks(uuid, url, chunks)
+		s.deleteChunks(charmChunksPrefix(uuid, url))
 		return nil, err
 	}
 	return doc, nil
-}
-
-// deleteCharmChunks removes the first n chunks of an archive whose document was not stored.
-// It runs even when the request was cancelled: the chunks would otherwise stay until the model
-// is removed.
-func (s *State) deleteCharmChunks(uuid, url string, n int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for i := range n {
-		_, _ = s.kv.Delete(ctx, charmChunkKey(uuid, url, i))
-	}
 }
 
 // Charm returns a stored charm document.
@@ -141,7 +119,7 @@ func (s *State) CharmArchive(ctx context.Context, uuid, url string) ([]byte, err
 	var buf bytes.Buffer
 	buf.Grow(int(doc.ArchiveSize))
 	for i := range int(doc.BlobChunks) {
-		part, err := s.charmBlob(ctx, url, charmChunkKey(uuid, url, i))
+		part, err := s.charmBlob(ctx, url, charmChunksPrefix(uuid, url)+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}

@@ -39,9 +39,6 @@ import (
 // never carry them.
 const resourceBlobPrefix = "/juju/resourceblobs/"
 
-// resourceChunkSize keeps each chunk, with its key, inside one etcd request (1.5 MiB).
-const resourceChunkSize = 1 << 20
-
 // PendingResourceTTL is how long an upload kept aside for a deploy or refresh waits to be
 // used; older ones are removed, with their content, at the next upload to the model.
 const PendingResourceTTL = time.Hour
@@ -49,8 +46,9 @@ const PendingResourceTTL = time.Hour
 // OriginUpload is the origin of every revision here: there is no charm store.
 const OriginUpload = "upload"
 
+func modelResourcesPrefix(uuid string) string { return ModelPrefix(uuid) + "resources/" }
 func appResourcesPrefix(uuid, app string) string {
-	return ModelPrefix(uuid) + "resources/" + app + "/"
+	return modelResourcesPrefix(uuid) + app + "/"
 }
 func currentResourceKey(uuid, app, name string) string {
 	return appResourcesPrefix(uuid, app) + "current/" + name
@@ -72,9 +70,6 @@ func appResourceChunksPrefix(uuid, app string) string {
 }
 func resourceChunksPrefix(uuid, app, sum, upload string) string {
 	return appResourceChunksPrefix(uuid, app) + sum + "/" + upload + "/"
-}
-func resourceChunkKey(uuid, app, sum, upload string, n int) string {
-	return resourceChunksPrefix(uuid, app, sum, upload) + strconv.Itoa(n)
 }
 
 // deleteRange adds the deletion of every key under prefix: one operation, however many keys.
@@ -281,7 +276,7 @@ func (s *State) UploadResource(ctx context.Context, uuid string, args UploadReso
 			return w, err
 		})
 		if upload != "" && (err != nil || !used) {
-			s.deleteResourceChunks(uuid, args.Application, sum, upload)
+			s.deleteChunks(resourceChunksPrefix(uuid, args.Application, sum, upload))
 		}
 		if errors.Is(err, errBlobGone) && attempt == 0 {
 			continue
@@ -401,30 +396,17 @@ func (s *State) hasResourceBlob(ctx context.Context, uuid, app, sum string) (boo
 	return s.getDoc(ctx, resourceBlobKey(uuid, app, sum), &storepb.ResourceBlob{})
 }
 
-// storeResourceChunks writes content in chunks under a new upload id, one request each.
+// storeResourceChunks writes content in chunks under a new upload id.
 func (s *State) storeResourceChunks(ctx context.Context, uuid, app, sum string, content []byte) (string, int, error) {
 	upload, err := newResourceID()
 	if err != nil {
 		return "", 0, err
 	}
-	n := 0
-	for off := 0; off < len(content) || n == 0; off += resourceChunkSize {
-		end := min(off+resourceChunkSize, len(content))
-		if _, err := s.kv.Put(ctx, resourceChunkKey(uuid, app, sum, upload, n), string(content[off:end])); err != nil {
-			s.deleteResourceChunks(uuid, app, sum, upload)
-			return "", 0, fmt.Errorf("storing the content: %w", err)
-		}
-		n++
+	n, err := s.putChunks(ctx, resourceChunksPrefix(uuid, app, sum, upload), content)
+	if err != nil {
+		return "", 0, fmt.Errorf("storing the content: %w", err)
 	}
 	return upload, n, nil
-}
-
-// deleteResourceChunks removes an upload's chunks that no blob document names, even when the
-// request was cancelled: they would otherwise stay until the application goes.
-func (s *State) deleteResourceChunks(uuid, app, sum, upload string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, _ = s.kv.Delete(ctx, resourceChunksPrefix(uuid, app, sum, upload), clientv3.WithPrefix())
 }
 
 // resourceContent reads a blob's content back and checks it against its fingerprint.
@@ -697,4 +679,32 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	keys := mapKeys(m)
 	slices.Sort(keys)
 	return keys
+}
+
+// currentResources reads the current revision of every application's resources of model uuid
+// as of store revision rev, by application and resource name; units' records and blobs under
+// the same prefix are skipped.
+func (s *State) currentResources(ctx context.Context, uuid string, rev int64) (map[string]map[string]*storepb.ResourceRevision, error) {
+	prefix := modelResourcesPrefix(uuid)
+	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(rev))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]*storepb.ResourceRevision{}
+	for _, kv := range resp.Kvs {
+		app, rest, _ := strings.Cut(string(kv.Key)[len(prefix):], "/")
+		name, ok := strings.CutPrefix(rest, "current/")
+		if !ok {
+			continue
+		}
+		doc := &storepb.ResourceRevision{}
+		if err := unmarshal(kv, doc); err != nil {
+			return nil, err
+		}
+		if out[app] == nil {
+			out[app] = map[string]*storepb.ResourceRevision{}
+		}
+		out[app][name] = doc
+	}
+	return out, nil
 }

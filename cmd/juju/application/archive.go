@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/output"
@@ -171,6 +172,11 @@ func addLink(zw *zip.Writer, name, target string) error {
 	return err
 }
 
+// archiveTime is the time every file of a charm archive carries: the same charm directory
+// always packs to the same archive, whoever packs it (deploy, refresh, a bundle), so a
+// bundle can tell from the archive's sha256 whether an application's charm changed.
+var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func addFile(zw *zip.Writer, path, name string, info fs.FileInfo) error {
 	hdr, err := zip.FileInfoHeader(info)
 	if err != nil {
@@ -178,6 +184,7 @@ func addFile(zw *zip.Writer, path, name string, info fs.FileInfo) error {
 	}
 	hdr.Name = name
 	hdr.Method = zip.Deflate
+	hdr.Modified = archiveTime
 	w, err := zw.CreateHeader(hdr)
 	if err != nil {
 		return err

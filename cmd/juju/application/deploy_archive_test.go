@@ -203,3 +203,25 @@ func TestDeployBadCharms(t *testing.T) {
 		})
 	}
 }
+
+// A charm directory packs to the same archive whenever it is packed, whatever its files'
+// times: a bundle tells from the archive's sha256 whether an application's charm changed, and
+// an application deployed by hand must not look changed to a bundle.
+func TestZipCharmIsReproducible(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "testdata", "charms", "mysql")
+	first, err := zipCharm(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := t.TempDir()
+	if err := os.CopyFS(copied, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := zipCharm(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, again) {
+		t.Fatalf("the same charm packed to different archives (%d and %d bytes)", len(first), len(again))
+	}
+}

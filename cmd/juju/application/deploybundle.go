@@ -1,8 +1,6 @@
 package application
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
 	jujupb "github.com/jujuclone/juju/api/jujupb/v1"
@@ -165,9 +162,8 @@ func readLimited(path string) ([]byte, error) {
 }
 
 // bundleCharms loads the bundle's charms as deploy reads a charm, keeping each archive to
-// upload. A directory is archived with fixed file times, so that the same charm always packs
-// to the same archive: the plan compares its sha256 with the model's to tell whether an
-// application's charm changed.
+// upload. The plan compares each archive's sha256 with the model's to tell whether an
+// application's charm changed (zipCharm packs a directory the same way every time).
 type bundleCharms struct {
 	opts     *deployOptions
 	archives map[string][]byte // by path
@@ -178,52 +174,9 @@ func (b *bundleCharms) load(ref, path string) (*bundle.Charm, error) {
 	if err != nil {
 		return nil, err
 	}
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		if archive, err = normalizeArchive(archive); err != nil {
-			return nil, fmt.Errorf("attempting to deploy %q: %w", ref, err)
-		}
-	}
 	b.archives[path] = archive
 	sum := sha256.Sum256(archive)
 	return &bundle.Charm{Charm: ch, SHA256: hex.EncodeToString(sum[:])}, nil
-}
-
-// archiveTime is the time every file of a bundle's charm archive carries.
-var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// normalizeArchive rewrites a zip with every entry's time set to archiveTime, its content as
-// compressed already.
-func normalizeArchive(archive []byte) ([]byte, error) {
-	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		hdr := f.FileHeader
-		// CreateRaw writes the MS-DOS time fields as they are (only CreateHeader derives
-		// them from Modified); no extra field keeps a time either.
-		hdr.Modified = archiveTime
-		hdr.ModifiedDate = uint16((archiveTime.Year()-1980)<<9 | int(archiveTime.Month())<<5 | archiveTime.Day())
-		hdr.ModifiedTime = 0
-		hdr.Extra = nil
-		w, err := zw.CreateRaw(&hdr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := f.OpenRaw()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := io.Copy(w, r); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // deployBundleRun deploys the bundle at path (deploy hands it over once locateCharm found a

@@ -202,7 +202,7 @@ var errNothingToExport = errors.New("nothing to export as there are no applicati
 // exportBundle writes the model described as a bundle, as Juju's ExportBundle does; defaults
 // (JSON, by application and option) are added to the options the user did not set.
 func exportBundle(d *jujupb.ModelDescription, defaults map[string]map[string]string) ([]byte, error) {
-	defaultBase := displayBase(d.GetDefaultBase())
+	defaultBase := d.GetDefaultBase()
 	if defaultBase == "" {
 		defaultBase = base.DefaultLTS.DisplayString()
 	}
@@ -217,7 +217,7 @@ func exportBundle(d *jujupb.ModelDescription, defaults map[string]map[string]str
 		ea := &exportedApplication{
 			Charm: a.GetCharmName(), Annotations: a.GetAnnotations(), Constraints: a.GetConstraints(), Trust: a.GetTrust(),
 		}
-		appBase := displayBase(a.GetBase())
+		appBase := a.GetBase()
 		used[appBase] = true
 		if appBase != defaultBase {
 			ea.Base = appBase
@@ -254,7 +254,7 @@ func exportBundle(d *jujupb.ModelDescription, defaults map[string]map[string]str
 			continue
 		}
 		em := &exportedMachine{Constraints: m.GetConstraints(), Annotations: m.GetAnnotations()}
-		machineBase := displayBase(m.GetBase())
+		machineBase := m.GetBase()
 		used[machineBase] = true
 		if machineBase != defaultBase {
 			em.Base = machineBase
@@ -370,16 +370,4 @@ func jsonValue(s string) (any, error) {
 		return n.Float64()
 	}
 	return v, nil
-}
-
-// displayBase writes a base as bundles do ("ubuntu@22.04"); what does not parse is kept.
-func displayBase(s string) string {
-	if s == "" {
-		return ""
-	}
-	b, err := base.Parse(s)
-	if err != nil {
-		return s
-	}
-	return b.DisplayString()
 }
