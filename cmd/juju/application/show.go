@@ -113,6 +113,8 @@ type applicationDetailView struct {
 	// EndpointBindings binds the default ("") and every endpoint of the charm to a space; the
 	// local provider has one, Juju's default "alpha".
 	EndpointBindings map[string]string `json:"endpoint-bindings,omitempty" yaml:"endpoint-bindings,omitempty"`
+	// ExposedEndpoints are its expose rules by endpoint, as status shows them.
+	ExposedEndpoints map[string]*status.ExposedEndpointView `json:"exposed-endpoints,omitempty" yaml:"exposed-endpoints,omitempty"`
 
 	status.Removal `yaml:",inline"`
 
@@ -131,6 +133,7 @@ func newApplicationDetailView(pa *jujupb.ApplicationStatus, av *status.Applicati
 		Exposed:          av.Exposed,
 		Life:             av.Life,
 		EndpointBindings: endpointBindings(pa.GetEndpoints()),
+		ExposedEndpoints: av.ExposedEndpoints,
 		Removal:          av.Removal,
 		UnitCount:        int(pa.GetUnitCount()),
 		RelationCount:    int(pa.GetRelationCount()),
