@@ -1603,6 +1603,190 @@ func (x *Task) GetExecutionGroup() string {
 	return ""
 }
 
+// ControllerMember is /juju/members/<id>: one jujud of the controller. Its heartbeat
+// is /juju/members-alive/<id>, on a lease the member keeps alive (value: "" when healthy, else
+// why not).
+type ControllerMember struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	ApiAddr string                 `protobuf:"bytes,2,opt,name=api_addr,json=apiAddr,proto3" json:"api_addr,omitempty"`
+	// etcd_id is the member's etcd member id (0 when the store is an external cluster).
+	EtcdId        uint64 `protobuf:"varint,3,opt,name=etcd_id,json=etcdId,proto3" json:"etcd_id,omitempty"`
+	EtcdName      string `protobuf:"bytes,4,opt,name=etcd_name,json=etcdName,proto3" json:"etcd_name,omitempty"`
+	EtcdPeerUrl   string `protobuf:"bytes,5,opt,name=etcd_peer_url,json=etcdPeerUrl,proto3" json:"etcd_peer_url,omitempty"`
+	EtcdClientUrl string `protobuf:"bytes,6,opt,name=etcd_client_url,json=etcdClientUrl,proto3" json:"etcd_client_url,omitempty"`
+	DataDir       string `protobuf:"bytes,7,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	Hostname      string `protobuf:"bytes,8,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	Pid           int64  `protobuf:"varint,9,opt,name=pid,proto3" json:"pid,omitempty"`
+	Created       int64  `protobuf:"varint,10,opt,name=created,proto3" json:"created,omitempty"`
+	Version       string `protobuf:"bytes,11,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerMember) Reset() {
+	*x = ControllerMember{}
+	mi := &file_store_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerMember) ProtoMessage() {}
+
+func (x *ControllerMember) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerMember.ProtoReflect.Descriptor instead.
+func (*ControllerMember) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ControllerMember) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetApiAddr() string {
+	if x != nil {
+		return x.ApiAddr
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetEtcdId() uint64 {
+	if x != nil {
+		return x.EtcdId
+	}
+	return 0
+}
+
+func (x *ControllerMember) GetEtcdName() string {
+	if x != nil {
+		return x.EtcdName
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetEtcdPeerUrl() string {
+	if x != nil {
+		return x.EtcdPeerUrl
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetEtcdClientUrl() string {
+	if x != nil {
+		return x.EtcdClientUrl
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetDataDir() string {
+	if x != nil {
+		return x.DataDir
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetPid() int64 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *ControllerMember) GetCreated() int64 {
+	if x != nil {
+		return x.Created
+	}
+	return 0
+}
+
+func (x *ControllerMember) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+// ControllerCA is /juju/controller-ca: the CA every member's certificates come from, its key
+// sealed (AES-256-GCM) with the key each member holds in its data directory (store.key), so
+// that any member can issue a new member's certificates and the store alone does not give
+// the key away.
+type ControllerCA struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CertPem       string                 `protobuf:"bytes,1,opt,name=cert_pem,json=certPem,proto3" json:"cert_pem,omitempty"`
+	SealedKey     []byte                 `protobuf:"bytes,2,opt,name=sealed_key,json=sealedKey,proto3" json:"sealed_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerCA) Reset() {
+	*x = ControllerCA{}
+	mi := &file_store_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerCA) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerCA) ProtoMessage() {}
+
+func (x *ControllerCA) ProtoReflect() protoreflect.Message {
+	mi := &file_store_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerCA.ProtoReflect.Descriptor instead.
+func (*ControllerCA) Descriptor() ([]byte, []int) {
+	return file_store_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ControllerCA) GetCertPem() string {
+	if x != nil {
+		return x.CertPem
+	}
+	return ""
+}
+
+func (x *ControllerCA) GetSealedKey() []byte {
+	if x != nil {
+		return x.SealedKey
+	}
+	return nil
+}
+
 var File_store_proto protoreflect.FileDescriptor
 
 const file_store_proto_rawDesc = "" +
@@ -1781,7 +1965,24 @@ const file_store_proto_rawDesc = "" +
 	"\astarted\x18\v \x01(\x03R\astarted\x12\x1c\n" +
 	"\tcompleted\x18\f \x01(\x03R\tcompleted\x12\x1a\n" +
 	"\bparallel\x18\r \x01(\bR\bparallel\x12'\n" +
-	"\x0fexecution_group\x18\x0e \x01(\tR\x0eexecutionGroupB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
+	"\x0fexecution_group\x18\x0e \x01(\tR\x0eexecutionGroup\"\xbc\x02\n" +
+	"\x10ControllerMember\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\bapi_addr\x18\x02 \x01(\tR\aapiAddr\x12\x17\n" +
+	"\aetcd_id\x18\x03 \x01(\x04R\x06etcdId\x12\x1b\n" +
+	"\tetcd_name\x18\x04 \x01(\tR\betcdName\x12\"\n" +
+	"\retcd_peer_url\x18\x05 \x01(\tR\vetcdPeerUrl\x12&\n" +
+	"\x0fetcd_client_url\x18\x06 \x01(\tR\retcdClientUrl\x12\x19\n" +
+	"\bdata_dir\x18\a \x01(\tR\adataDir\x12\x1a\n" +
+	"\bhostname\x18\b \x01(\tR\bhostname\x12\x10\n" +
+	"\x03pid\x18\t \x01(\x03R\x03pid\x12\x18\n" +
+	"\acreated\x18\n" +
+	" \x01(\x03R\acreated\x12\x18\n" +
+	"\aversion\x18\v \x01(\tR\aversion\"H\n" +
+	"\fControllerCA\x12\x19\n" +
+	"\bcert_pem\x18\x01 \x01(\tR\acertPem\x12\x1d\n" +
+	"\n" +
+	"sealed_key\x18\x02 \x01(\fR\tsealedKeyB/Z-github.com/jujuclone/juju/api/storepb;storepbb\x06proto3"
 
 var (
 	file_store_proto_rawDescOnce sync.Once
@@ -1795,7 +1996,7 @@ func file_store_proto_rawDescGZIP() []byte {
 	return file_store_proto_rawDescData
 }
 
-var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_store_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_store_proto_goTypes = []any{
 	(*Status)(nil),             // 0: juju.store.v1.Status
 	(*Controller)(nil),         // 1: juju.store.v1.Controller
@@ -1813,29 +2014,31 @@ var file_store_proto_goTypes = []any{
 	(*Operation)(nil),          // 13: juju.store.v1.Operation
 	(*TaskLog)(nil),            // 14: juju.store.v1.TaskLog
 	(*Task)(nil),               // 15: juju.store.v1.Task
-	nil,                        // 16: juju.store.v1.Controller.ModelDefaultsEntry
-	nil,                        // 17: juju.store.v1.Model.ConfigEntry
-	nil,                        // 18: juju.store.v1.Machine.AnnotationsEntry
-	nil,                        // 19: juju.store.v1.Application.ConfigEntry
-	nil,                        // 20: juju.store.v1.Application.AnnotationsEntry
-	nil,                        // 21: juju.store.v1.Settings.ValuesEntry
-	nil,                        // 22: juju.store.v1.CharmState.ValuesEntry
+	(*ControllerMember)(nil),   // 16: juju.store.v1.ControllerMember
+	(*ControllerCA)(nil),       // 17: juju.store.v1.ControllerCA
+	nil,                        // 18: juju.store.v1.Controller.ModelDefaultsEntry
+	nil,                        // 19: juju.store.v1.Model.ConfigEntry
+	nil,                        // 20: juju.store.v1.Machine.AnnotationsEntry
+	nil,                        // 21: juju.store.v1.Application.ConfigEntry
+	nil,                        // 22: juju.store.v1.Application.AnnotationsEntry
+	nil,                        // 23: juju.store.v1.Settings.ValuesEntry
+	nil,                        // 24: juju.store.v1.CharmState.ValuesEntry
 }
 var file_store_proto_depIdxs = []int32{
-	16, // 0: juju.store.v1.Controller.model_defaults:type_name -> juju.store.v1.Controller.ModelDefaultsEntry
-	17, // 1: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
+	18, // 0: juju.store.v1.Controller.model_defaults:type_name -> juju.store.v1.Controller.ModelDefaultsEntry
+	19, // 1: juju.store.v1.Model.config:type_name -> juju.store.v1.Model.ConfigEntry
 	0,  // 2: juju.store.v1.Machine.agent_status:type_name -> juju.store.v1.Status
 	0,  // 3: juju.store.v1.Machine.instance_status:type_name -> juju.store.v1.Status
-	18, // 4: juju.store.v1.Machine.annotations:type_name -> juju.store.v1.Machine.AnnotationsEntry
-	19, // 5: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
+	20, // 4: juju.store.v1.Machine.annotations:type_name -> juju.store.v1.Machine.AnnotationsEntry
+	21, // 5: juju.store.v1.Application.config:type_name -> juju.store.v1.Application.ConfigEntry
 	0,  // 6: juju.store.v1.Application.status:type_name -> juju.store.v1.Status
-	20, // 7: juju.store.v1.Application.annotations:type_name -> juju.store.v1.Application.AnnotationsEntry
+	22, // 7: juju.store.v1.Application.annotations:type_name -> juju.store.v1.Application.AnnotationsEntry
 	5,  // 8: juju.store.v1.Application.exposed_endpoints:type_name -> juju.store.v1.ExposedEndpointDoc
 	0,  // 9: juju.store.v1.Unit.agent_status:type_name -> juju.store.v1.Status
 	0,  // 10: juju.store.v1.Unit.workload_status:type_name -> juju.store.v1.Status
 	7,  // 11: juju.store.v1.Relation.endpoints:type_name -> juju.store.v1.Endpoint
-	21, // 12: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
-	22, // 13: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
+	23, // 12: juju.store.v1.Settings.values:type_name -> juju.store.v1.Settings.ValuesEntry
+	24, // 13: juju.store.v1.CharmState.values:type_name -> juju.store.v1.CharmState.ValuesEntry
 	14, // 14: juju.store.v1.Task.log:type_name -> juju.store.v1.TaskLog
 	15, // [15:15] is the sub-list for method output_type
 	15, // [15:15] is the sub-list for method input_type
@@ -1855,7 +2058,7 @@ func file_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_store_proto_rawDesc), len(file_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

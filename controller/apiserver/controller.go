@@ -23,7 +23,8 @@ func (s *controllerServer) Version(ctx context.Context, _ *pb.VersionRequest) (*
 	}
 	// The Juju version the controller implements, as Juju's controllers report theirs (the
 	// client records it as the controller's agent-version).
-	return &pb.VersionResponse{Version: version.Juju, Time: s.cfg.Now().UnixNano(), ControllerUuid: ctrl.Uuid}, nil
+	return &pb.VersionResponse{Version: version.Juju, Time: s.cfg.Now().UnixNano(), ControllerUuid: ctrl.Uuid,
+		ApiAddresses: s.apiAddresses(ctx)}, nil
 }
 
 func (s *controllerServer) ListModels(ctx context.Context, _ *pb.ListModelsRequest) (*pb.ListModelsResponse, error) {

@@ -38,6 +38,8 @@ type Config struct {
 	// PresenceGrace is how long an agent may be without a watch before status shows it lost
 	// (default DefaultPresenceGrace), counted from the server's start or the agent's last watch.
 	PresenceGrace time.Duration
+	// Members manages the controller's members (enable-ha); nil: one member, no HA.
+	Members Members
 }
 
 // New builds the gRPC server with authentication and every service registered.

@@ -62,8 +62,11 @@ type VersionResponse struct {
 	Version        string                 `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
 	Time           int64                  `protobuf:"varint,2,opt,name=time,proto3" json:"time,omitempty"`
 	ControllerUuid string                 `protobuf:"bytes,3,opt,name=controller_uuid,json=controllerUuid,proto3" json:"controller_uuid,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// api_addresses are every member's API address, the serving member's first: clients keep
+	// them (controllers.yaml api-endpoints) to fail over.
+	ApiAddresses  []string `protobuf:"bytes,4,rep,name=api_addresses,json=apiAddresses,proto3" json:"api_addresses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *VersionResponse) Reset() {
@@ -115,6 +118,13 @@ func (x *VersionResponse) GetControllerUuid() string {
 		return x.ControllerUuid
 	}
 	return ""
+}
+
+func (x *VersionResponse) GetApiAddresses() []string {
+	if x != nil {
+		return x.ApiAddresses
+	}
+	return nil
 }
 
 // ModelRef names a model by name or UUID.
@@ -1205,16 +1215,437 @@ func (*SetModelConfigResponse) Descriptor() ([]byte, []int) {
 	return file_controller_proto_rawDescGZIP(), []int{20}
 }
 
+type EnableHARequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NumMembers    int32                  `protobuf:"varint,1,opt,name=num_members,json=numMembers,proto3" json:"num_members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableHARequest) Reset() {
+	*x = EnableHARequest{}
+	mi := &file_controller_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableHARequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableHARequest) ProtoMessage() {}
+
+func (x *EnableHARequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableHARequest.ProtoReflect.Descriptor instead.
+func (*EnableHARequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *EnableHARequest) GetNumMembers() int32 {
+	if x != nil {
+		return x.NumMembers
+	}
+	return 0
+}
+
+// EnableHAResponse lists member ids by what enable-ha did to them.
+type EnableHAResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Maintained    []string               `protobuf:"bytes,1,rep,name=maintained,proto3" json:"maintained,omitempty"`
+	Added         []string               `protobuf:"bytes,2,rep,name=added,proto3" json:"added,omitempty"`
+	Removed       []string               `protobuf:"bytes,3,rep,name=removed,proto3" json:"removed,omitempty"`
+	Restarted     []string               `protobuf:"bytes,4,rep,name=restarted,proto3" json:"restarted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableHAResponse) Reset() {
+	*x = EnableHAResponse{}
+	mi := &file_controller_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableHAResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableHAResponse) ProtoMessage() {}
+
+func (x *EnableHAResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableHAResponse.ProtoReflect.Descriptor instead.
+func (*EnableHAResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *EnableHAResponse) GetMaintained() []string {
+	if x != nil {
+		return x.Maintained
+	}
+	return nil
+}
+
+func (x *EnableHAResponse) GetAdded() []string {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *EnableHAResponse) GetRemoved() []string {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *EnableHAResponse) GetRestarted() []string {
+	if x != nil {
+		return x.Restarted
+	}
+	return nil
+}
+
+type RemoveControllerMemberRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveControllerMemberRequest) Reset() {
+	*x = RemoveControllerMemberRequest{}
+	mi := &file_controller_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveControllerMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveControllerMemberRequest) ProtoMessage() {}
+
+func (x *RemoveControllerMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveControllerMemberRequest.ProtoReflect.Descriptor instead.
+func (*RemoveControllerMemberRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *RemoveControllerMemberRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RemoveControllerMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveControllerMemberResponse) Reset() {
+	*x = RemoveControllerMemberResponse{}
+	mi := &file_controller_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveControllerMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveControllerMemberResponse) ProtoMessage() {}
+
+func (x *RemoveControllerMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveControllerMemberResponse.ProtoReflect.Descriptor instead.
+func (*RemoveControllerMemberResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{24}
+}
+
+type ControllerMembersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerMembersRequest) Reset() {
+	*x = ControllerMembersRequest{}
+	mi := &file_controller_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerMembersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerMembersRequest) ProtoMessage() {}
+
+func (x *ControllerMembersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerMembersRequest.ProtoReflect.Descriptor instead.
+func (*ControllerMembersRequest) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{25}
+}
+
+type ControllerMember struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Id         string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	ApiAddress string                 `protobuf:"bytes,2,opt,name=api_address,json=apiAddress,proto3" json:"api_address,omitempty"`
+	// store_role is the member's etcd role: "leader", "follower" or "learner" (still catching up);
+	// "" when the controller's store is an external cluster (jujud --etcd-endpoints).
+	StoreRole string `protobuf:"bytes,3,opt,name=store_role,json=storeRole,proto3" json:"store_role,omitempty"`
+	// health is "healthy", "starting", "down" (no heartbeat) or "no-quorum" (its store member
+	// cannot reach a majority of the cluster); message says more when not healthy.
+	Health  string `protobuf:"bytes,4,opt,name=health,proto3" json:"health,omitempty"`
+	Message string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	// workers is true on the member that runs the singular workers (provisioner, cleaner, ...).
+	Workers       bool   `protobuf:"varint,6,opt,name=workers,proto3" json:"workers,omitempty"`
+	Pid           int64  `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
+	DataDir       string `protobuf:"bytes,8,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	EtcdClientUrl string `protobuf:"bytes,9,opt,name=etcd_client_url,json=etcdClientUrl,proto3" json:"etcd_client_url,omitempty"`
+	EtcdPeerUrl   string `protobuf:"bytes,10,opt,name=etcd_peer_url,json=etcdPeerUrl,proto3" json:"etcd_peer_url,omitempty"`
+	Version       string `protobuf:"bytes,11,opt,name=version,proto3" json:"version,omitempty"`
+	// serving is true on the member that answered this call.
+	Serving       bool `protobuf:"varint,12,opt,name=serving,proto3" json:"serving,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerMember) Reset() {
+	*x = ControllerMember{}
+	mi := &file_controller_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerMember) ProtoMessage() {}
+
+func (x *ControllerMember) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerMember.ProtoReflect.Descriptor instead.
+func (*ControllerMember) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ControllerMember) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetApiAddress() string {
+	if x != nil {
+		return x.ApiAddress
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetStoreRole() string {
+	if x != nil {
+		return x.StoreRole
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetHealth() string {
+	if x != nil {
+		return x.Health
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetWorkers() bool {
+	if x != nil {
+		return x.Workers
+	}
+	return false
+}
+
+func (x *ControllerMember) GetPid() int64 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *ControllerMember) GetDataDir() string {
+	if x != nil {
+		return x.DataDir
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetEtcdClientUrl() string {
+	if x != nil {
+		return x.EtcdClientUrl
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetEtcdPeerUrl() string {
+	if x != nil {
+		return x.EtcdPeerUrl
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ControllerMember) GetServing() bool {
+	if x != nil {
+		return x.Serving
+	}
+	return false
+}
+
+type ControllerMembersResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Members []*ControllerMember    `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
+	// degraded, when set, says why the controller cannot take writes (no store quorum).
+	Degraded      string `protobuf:"bytes,2,opt,name=degraded,proto3" json:"degraded,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerMembersResponse) Reset() {
+	*x = ControllerMembersResponse{}
+	mi := &file_controller_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerMembersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerMembersResponse) ProtoMessage() {}
+
+func (x *ControllerMembersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_controller_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerMembersResponse.ProtoReflect.Descriptor instead.
+func (*ControllerMembersResponse) Descriptor() ([]byte, []int) {
+	return file_controller_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ControllerMembersResponse) GetMembers() []*ControllerMember {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *ControllerMembersResponse) GetDegraded() string {
+	if x != nil {
+		return x.Degraded
+	}
+	return ""
+}
+
 var File_controller_proto protoreflect.FileDescriptor
 
 const file_controller_proto_rawDesc = "" +
 	"\n" +
 	"\x10controller.proto\x12\ajuju.v1\x1a\fcommon.proto\"\x10\n" +
-	"\x0eVersionRequest\"h\n" +
+	"\x0eVersionRequest\"\x8d\x01\n" +
 	"\x0fVersionResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x12\n" +
 	"\x04time\x18\x02 \x01(\x03R\x04time\x12'\n" +
-	"\x0fcontroller_uuid\x18\x03 \x01(\tR\x0econtrollerUuid\" \n" +
+	"\x0fcontroller_uuid\x18\x03 \x01(\tR\x0econtrollerUuid\x12#\n" +
+	"\rapi_addresses\x18\x04 \x03(\tR\fapiAddresses\" \n" +
 	"\bModelRef\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\"\xac\x04\n" +
 	"\x05Model\x12\x12\n" +
@@ -1297,7 +1728,40 @@ const file_controller_proto_rawDesc = "" +
 	"\bSetEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x18\n" +
-	"\x16SetModelConfigResponse2\xa1\x06\n" +
+	"\x16SetModelConfigResponse\"2\n" +
+	"\x0fEnableHARequest\x12\x1f\n" +
+	"\vnum_members\x18\x01 \x01(\x05R\n" +
+	"numMembers\"\x80\x01\n" +
+	"\x10EnableHAResponse\x12\x1e\n" +
+	"\n" +
+	"maintained\x18\x01 \x03(\tR\n" +
+	"maintained\x12\x14\n" +
+	"\x05added\x18\x02 \x03(\tR\x05added\x12\x18\n" +
+	"\aremoved\x18\x03 \x03(\tR\aremoved\x12\x1c\n" +
+	"\trestarted\x18\x04 \x03(\tR\trestarted\"/\n" +
+	"\x1dRemoveControllerMemberRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\" \n" +
+	"\x1eRemoveControllerMemberResponse\"\x1a\n" +
+	"\x18ControllerMembersRequest\"\xdb\x02\n" +
+	"\x10ControllerMember\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vapi_address\x18\x02 \x01(\tR\n" +
+	"apiAddress\x12\x1d\n" +
+	"\n" +
+	"store_role\x18\x03 \x01(\tR\tstoreRole\x12\x16\n" +
+	"\x06health\x18\x04 \x01(\tR\x06health\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\x12\x18\n" +
+	"\aworkers\x18\x06 \x01(\bR\aworkers\x12\x10\n" +
+	"\x03pid\x18\a \x01(\x03R\x03pid\x12\x19\n" +
+	"\bdata_dir\x18\b \x01(\tR\adataDir\x12&\n" +
+	"\x0fetcd_client_url\x18\t \x01(\tR\retcdClientUrl\x12\"\n" +
+	"\retcd_peer_url\x18\n" +
+	" \x01(\tR\vetcdPeerUrl\x12\x18\n" +
+	"\aversion\x18\v \x01(\tR\aversion\x12\x18\n" +
+	"\aserving\x18\f \x01(\bR\aserving\"l\n" +
+	"\x19ControllerMembersResponse\x123\n" +
+	"\amembers\x18\x01 \x03(\v2\x19.juju.v1.ControllerMemberR\amembers\x12\x1a\n" +
+	"\bdegraded\x18\x02 \x01(\tR\bdegraded2\xa9\b\n" +
 	"\x11ControllerService\x12<\n" +
 	"\aVersion\x12\x17.juju.v1.VersionRequest\x1a\x18.juju.v1.VersionResponse\x12E\n" +
 	"\n" +
@@ -1310,7 +1774,10 @@ const file_controller_proto_rawDesc = "" +
 	"\x0eGetModelConfig\x12\x11.juju.v1.ModelRef\x1a\x14.juju.v1.ModelConfig\x12Q\n" +
 	"\x0eSetModelConfig\x12\x1e.juju.v1.SetModelConfigRequest\x1a\x1f.juju.v1.SetModelConfigResponse\x12L\n" +
 	"\x10GetModelDefaults\x12 .juju.v1.GetModelDefaultsRequest\x1a\x16.juju.v1.ModelDefaults\x12W\n" +
-	"\x10SetModelDefaults\x12 .juju.v1.SetModelDefaultsRequest\x1a!.juju.v1.SetModelDefaultsResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x10SetModelDefaults\x12 .juju.v1.SetModelDefaultsRequest\x1a!.juju.v1.SetModelDefaultsResponse\x12?\n" +
+	"\bEnableHA\x12\x18.juju.v1.EnableHARequest\x1a\x19.juju.v1.EnableHAResponse\x12i\n" +
+	"\x16RemoveControllerMember\x12&.juju.v1.RemoveControllerMemberRequest\x1a'.juju.v1.RemoveControllerMemberResponse\x12Z\n" +
+	"\x11ControllerMembers\x12!.juju.v1.ControllerMembersRequest\x1a\".juju.v1.ControllerMembersResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_controller_proto_rawDescOnce sync.Once
@@ -1324,71 +1791,85 @@ func file_controller_proto_rawDescGZIP() []byte {
 	return file_controller_proto_rawDescData
 }
 
-var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_controller_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_controller_proto_goTypes = []any{
-	(*VersionRequest)(nil),              // 0: juju.v1.VersionRequest
-	(*VersionResponse)(nil),             // 1: juju.v1.VersionResponse
-	(*ModelRef)(nil),                    // 2: juju.v1.ModelRef
-	(*Model)(nil),                       // 3: juju.v1.Model
-	(*ListModelsRequest)(nil),           // 4: juju.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),          // 5: juju.v1.ListModelsResponse
-	(*AddModelRequest)(nil),             // 6: juju.v1.AddModelRequest
-	(*Constraints)(nil),                 // 7: juju.v1.Constraints
-	(*SetModelConstraintsRequest)(nil),  // 8: juju.v1.SetModelConstraintsRequest
-	(*SetModelConstraintsResponse)(nil), // 9: juju.v1.SetModelConstraintsResponse
-	(*DestroyModelRequest)(nil),         // 10: juju.v1.DestroyModelRequest
-	(*DestroyModelResponse)(nil),        // 11: juju.v1.DestroyModelResponse
-	(*ModelConfig)(nil),                 // 12: juju.v1.ModelConfig
-	(*ModelConfigValue)(nil),            // 13: juju.v1.ModelConfigValue
-	(*GetModelDefaultsRequest)(nil),     // 14: juju.v1.GetModelDefaultsRequest
-	(*ModelDefaults)(nil),               // 15: juju.v1.ModelDefaults
-	(*ModelDefault)(nil),                // 16: juju.v1.ModelDefault
-	(*SetModelDefaultsRequest)(nil),     // 17: juju.v1.SetModelDefaultsRequest
-	(*SetModelDefaultsResponse)(nil),    // 18: juju.v1.SetModelDefaultsResponse
-	(*SetModelConfigRequest)(nil),       // 19: juju.v1.SetModelConfigRequest
-	(*SetModelConfigResponse)(nil),      // 20: juju.v1.SetModelConfigResponse
-	nil,                                 // 21: juju.v1.Model.ConfigEntry
-	nil,                                 // 22: juju.v1.AddModelRequest.ConfigEntry
-	nil,                                 // 23: juju.v1.SetModelDefaultsRequest.SetEntry
-	nil,                                 // 24: juju.v1.SetModelConfigRequest.SetEntry
-	(*StatusInfo)(nil),                  // 25: juju.v1.StatusInfo
+	(*VersionRequest)(nil),                 // 0: juju.v1.VersionRequest
+	(*VersionResponse)(nil),                // 1: juju.v1.VersionResponse
+	(*ModelRef)(nil),                       // 2: juju.v1.ModelRef
+	(*Model)(nil),                          // 3: juju.v1.Model
+	(*ListModelsRequest)(nil),              // 4: juju.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),             // 5: juju.v1.ListModelsResponse
+	(*AddModelRequest)(nil),                // 6: juju.v1.AddModelRequest
+	(*Constraints)(nil),                    // 7: juju.v1.Constraints
+	(*SetModelConstraintsRequest)(nil),     // 8: juju.v1.SetModelConstraintsRequest
+	(*SetModelConstraintsResponse)(nil),    // 9: juju.v1.SetModelConstraintsResponse
+	(*DestroyModelRequest)(nil),            // 10: juju.v1.DestroyModelRequest
+	(*DestroyModelResponse)(nil),           // 11: juju.v1.DestroyModelResponse
+	(*ModelConfig)(nil),                    // 12: juju.v1.ModelConfig
+	(*ModelConfigValue)(nil),               // 13: juju.v1.ModelConfigValue
+	(*GetModelDefaultsRequest)(nil),        // 14: juju.v1.GetModelDefaultsRequest
+	(*ModelDefaults)(nil),                  // 15: juju.v1.ModelDefaults
+	(*ModelDefault)(nil),                   // 16: juju.v1.ModelDefault
+	(*SetModelDefaultsRequest)(nil),        // 17: juju.v1.SetModelDefaultsRequest
+	(*SetModelDefaultsResponse)(nil),       // 18: juju.v1.SetModelDefaultsResponse
+	(*SetModelConfigRequest)(nil),          // 19: juju.v1.SetModelConfigRequest
+	(*SetModelConfigResponse)(nil),         // 20: juju.v1.SetModelConfigResponse
+	(*EnableHARequest)(nil),                // 21: juju.v1.EnableHARequest
+	(*EnableHAResponse)(nil),               // 22: juju.v1.EnableHAResponse
+	(*RemoveControllerMemberRequest)(nil),  // 23: juju.v1.RemoveControllerMemberRequest
+	(*RemoveControllerMemberResponse)(nil), // 24: juju.v1.RemoveControllerMemberResponse
+	(*ControllerMembersRequest)(nil),       // 25: juju.v1.ControllerMembersRequest
+	(*ControllerMember)(nil),               // 26: juju.v1.ControllerMember
+	(*ControllerMembersResponse)(nil),      // 27: juju.v1.ControllerMembersResponse
+	nil,                                    // 28: juju.v1.Model.ConfigEntry
+	nil,                                    // 29: juju.v1.AddModelRequest.ConfigEntry
+	nil,                                    // 30: juju.v1.SetModelDefaultsRequest.SetEntry
+	nil,                                    // 31: juju.v1.SetModelConfigRequest.SetEntry
+	(*StatusInfo)(nil),                     // 32: juju.v1.StatusInfo
 }
 var file_controller_proto_depIdxs = []int32{
-	25, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
-	21, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
+	32, // 0: juju.v1.Model.status:type_name -> juju.v1.StatusInfo
+	28, // 1: juju.v1.Model.config:type_name -> juju.v1.Model.ConfigEntry
 	3,  // 2: juju.v1.ListModelsResponse.models:type_name -> juju.v1.Model
-	22, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
+	29, // 3: juju.v1.AddModelRequest.config:type_name -> juju.v1.AddModelRequest.ConfigEntry
 	13, // 4: juju.v1.ModelConfig.values:type_name -> juju.v1.ModelConfigValue
 	16, // 5: juju.v1.ModelDefaults.values:type_name -> juju.v1.ModelDefault
-	23, // 6: juju.v1.SetModelDefaultsRequest.set:type_name -> juju.v1.SetModelDefaultsRequest.SetEntry
-	24, // 7: juju.v1.SetModelConfigRequest.set:type_name -> juju.v1.SetModelConfigRequest.SetEntry
-	0,  // 8: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
-	4,  // 9: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
-	6,  // 10: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
-	2,  // 11: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
-	2,  // 12: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
-	8,  // 13: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
-	10, // 14: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
-	2,  // 15: juju.v1.ControllerService.GetModelConfig:input_type -> juju.v1.ModelRef
-	19, // 16: juju.v1.ControllerService.SetModelConfig:input_type -> juju.v1.SetModelConfigRequest
-	14, // 17: juju.v1.ControllerService.GetModelDefaults:input_type -> juju.v1.GetModelDefaultsRequest
-	17, // 18: juju.v1.ControllerService.SetModelDefaults:input_type -> juju.v1.SetModelDefaultsRequest
-	1,  // 19: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
-	5,  // 20: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
-	3,  // 21: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
-	3,  // 22: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
-	7,  // 23: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
-	9,  // 24: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
-	11, // 25: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
-	12, // 26: juju.v1.ControllerService.GetModelConfig:output_type -> juju.v1.ModelConfig
-	20, // 27: juju.v1.ControllerService.SetModelConfig:output_type -> juju.v1.SetModelConfigResponse
-	15, // 28: juju.v1.ControllerService.GetModelDefaults:output_type -> juju.v1.ModelDefaults
-	18, // 29: juju.v1.ControllerService.SetModelDefaults:output_type -> juju.v1.SetModelDefaultsResponse
-	19, // [19:30] is the sub-list for method output_type
-	8,  // [8:19] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	30, // 6: juju.v1.SetModelDefaultsRequest.set:type_name -> juju.v1.SetModelDefaultsRequest.SetEntry
+	31, // 7: juju.v1.SetModelConfigRequest.set:type_name -> juju.v1.SetModelConfigRequest.SetEntry
+	26, // 8: juju.v1.ControllerMembersResponse.members:type_name -> juju.v1.ControllerMember
+	0,  // 9: juju.v1.ControllerService.Version:input_type -> juju.v1.VersionRequest
+	4,  // 10: juju.v1.ControllerService.ListModels:input_type -> juju.v1.ListModelsRequest
+	6,  // 11: juju.v1.ControllerService.AddModel:input_type -> juju.v1.AddModelRequest
+	2,  // 12: juju.v1.ControllerService.GetModel:input_type -> juju.v1.ModelRef
+	2,  // 13: juju.v1.ControllerService.GetModelConstraints:input_type -> juju.v1.ModelRef
+	8,  // 14: juju.v1.ControllerService.SetModelConstraints:input_type -> juju.v1.SetModelConstraintsRequest
+	10, // 15: juju.v1.ControllerService.DestroyModel:input_type -> juju.v1.DestroyModelRequest
+	2,  // 16: juju.v1.ControllerService.GetModelConfig:input_type -> juju.v1.ModelRef
+	19, // 17: juju.v1.ControllerService.SetModelConfig:input_type -> juju.v1.SetModelConfigRequest
+	14, // 18: juju.v1.ControllerService.GetModelDefaults:input_type -> juju.v1.GetModelDefaultsRequest
+	17, // 19: juju.v1.ControllerService.SetModelDefaults:input_type -> juju.v1.SetModelDefaultsRequest
+	21, // 20: juju.v1.ControllerService.EnableHA:input_type -> juju.v1.EnableHARequest
+	23, // 21: juju.v1.ControllerService.RemoveControllerMember:input_type -> juju.v1.RemoveControllerMemberRequest
+	25, // 22: juju.v1.ControllerService.ControllerMembers:input_type -> juju.v1.ControllerMembersRequest
+	1,  // 23: juju.v1.ControllerService.Version:output_type -> juju.v1.VersionResponse
+	5,  // 24: juju.v1.ControllerService.ListModels:output_type -> juju.v1.ListModelsResponse
+	3,  // 25: juju.v1.ControllerService.AddModel:output_type -> juju.v1.Model
+	3,  // 26: juju.v1.ControllerService.GetModel:output_type -> juju.v1.Model
+	7,  // 27: juju.v1.ControllerService.GetModelConstraints:output_type -> juju.v1.Constraints
+	9,  // 28: juju.v1.ControllerService.SetModelConstraints:output_type -> juju.v1.SetModelConstraintsResponse
+	11, // 29: juju.v1.ControllerService.DestroyModel:output_type -> juju.v1.DestroyModelResponse
+	12, // 30: juju.v1.ControllerService.GetModelConfig:output_type -> juju.v1.ModelConfig
+	20, // 31: juju.v1.ControllerService.SetModelConfig:output_type -> juju.v1.SetModelConfigResponse
+	15, // 32: juju.v1.ControllerService.GetModelDefaults:output_type -> juju.v1.ModelDefaults
+	18, // 33: juju.v1.ControllerService.SetModelDefaults:output_type -> juju.v1.SetModelDefaultsResponse
+	22, // 34: juju.v1.ControllerService.EnableHA:output_type -> juju.v1.EnableHAResponse
+	24, // 35: juju.v1.ControllerService.RemoveControllerMember:output_type -> juju.v1.RemoveControllerMemberResponse
+	27, // 36: juju.v1.ControllerService.ControllerMembers:output_type -> juju.v1.ControllerMembersResponse
+	23, // [23:37] is the sub-list for method output_type
+	9,  // [9:23] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_controller_proto_init() }
@@ -1403,7 +1884,7 @@ func file_controller_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_controller_proto_rawDesc), len(file_controller_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

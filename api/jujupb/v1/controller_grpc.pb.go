@@ -19,17 +19,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ControllerService_Version_FullMethodName             = "/juju.v1.ControllerService/Version"
-	ControllerService_ListModels_FullMethodName          = "/juju.v1.ControllerService/ListModels"
-	ControllerService_AddModel_FullMethodName            = "/juju.v1.ControllerService/AddModel"
-	ControllerService_GetModel_FullMethodName            = "/juju.v1.ControllerService/GetModel"
-	ControllerService_GetModelConstraints_FullMethodName = "/juju.v1.ControllerService/GetModelConstraints"
-	ControllerService_SetModelConstraints_FullMethodName = "/juju.v1.ControllerService/SetModelConstraints"
-	ControllerService_DestroyModel_FullMethodName        = "/juju.v1.ControllerService/DestroyModel"
-	ControllerService_GetModelConfig_FullMethodName      = "/juju.v1.ControllerService/GetModelConfig"
-	ControllerService_SetModelConfig_FullMethodName      = "/juju.v1.ControllerService/SetModelConfig"
-	ControllerService_GetModelDefaults_FullMethodName    = "/juju.v1.ControllerService/GetModelDefaults"
-	ControllerService_SetModelDefaults_FullMethodName    = "/juju.v1.ControllerService/SetModelDefaults"
+	ControllerService_Version_FullMethodName                = "/juju.v1.ControllerService/Version"
+	ControllerService_ListModels_FullMethodName             = "/juju.v1.ControllerService/ListModels"
+	ControllerService_AddModel_FullMethodName               = "/juju.v1.ControllerService/AddModel"
+	ControllerService_GetModel_FullMethodName               = "/juju.v1.ControllerService/GetModel"
+	ControllerService_GetModelConstraints_FullMethodName    = "/juju.v1.ControllerService/GetModelConstraints"
+	ControllerService_SetModelConstraints_FullMethodName    = "/juju.v1.ControllerService/SetModelConstraints"
+	ControllerService_DestroyModel_FullMethodName           = "/juju.v1.ControllerService/DestroyModel"
+	ControllerService_GetModelConfig_FullMethodName         = "/juju.v1.ControllerService/GetModelConfig"
+	ControllerService_SetModelConfig_FullMethodName         = "/juju.v1.ControllerService/SetModelConfig"
+	ControllerService_GetModelDefaults_FullMethodName       = "/juju.v1.ControllerService/GetModelDefaults"
+	ControllerService_SetModelDefaults_FullMethodName       = "/juju.v1.ControllerService/SetModelDefaults"
+	ControllerService_EnableHA_FullMethodName               = "/juju.v1.ControllerService/EnableHA"
+	ControllerService_RemoveControllerMember_FullMethodName = "/juju.v1.ControllerService/RemoveControllerMember"
+	ControllerService_ControllerMembers_FullMethodName      = "/juju.v1.ControllerService/ControllerMembers"
 )
 
 // ControllerServiceClient is the client API for ControllerService service.
@@ -68,6 +71,16 @@ type ControllerServiceClient interface {
 	// checking them all as model configuration (NotValid; nothing is written then). Every model
 	// that does not set a key itself takes the new default at once.
 	SetModelDefaults(ctx context.Context, in *SetModelDefaultsRequest, opts ...grpc.CallOption) (*SetModelDefaultsResponse, error)
+	// EnableHA makes the controller have num_members members (odd; 0 means 3, or the current
+	// count when that is more): it starts the missing members on this host, restarts members of
+	// this host whose process is gone, and removes extra members one at a time, never one whose
+	// removal would cost the store its quorum.
+	EnableHA(ctx context.Context, in *EnableHARequest, opts ...grpc.CallOption) (*EnableHAResponse, error)
+	// RemoveControllerMember removes one member: its store member leaves the etcd cluster first,
+	// then its process stops and its record goes.
+	RemoveControllerMember(ctx context.Context, in *RemoveControllerMemberRequest, opts ...grpc.CallOption) (*RemoveControllerMemberResponse, error)
+	// ControllerMembers lists the controller's members with their addresses, roles and health.
+	ControllerMembers(ctx context.Context, in *ControllerMembersRequest, opts ...grpc.CallOption) (*ControllerMembersResponse, error)
 }
 
 type controllerServiceClient struct {
@@ -188,6 +201,36 @@ func (c *controllerServiceClient) SetModelDefaults(ctx context.Context, in *SetM
 	return out, nil
 }
 
+func (c *controllerServiceClient) EnableHA(ctx context.Context, in *EnableHARequest, opts ...grpc.CallOption) (*EnableHAResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnableHAResponse)
+	err := c.cc.Invoke(ctx, ControllerService_EnableHA_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *controllerServiceClient) RemoveControllerMember(ctx context.Context, in *RemoveControllerMemberRequest, opts ...grpc.CallOption) (*RemoveControllerMemberResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveControllerMemberResponse)
+	err := c.cc.Invoke(ctx, ControllerService_RemoveControllerMember_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *controllerServiceClient) ControllerMembers(ctx context.Context, in *ControllerMembersRequest, opts ...grpc.CallOption) (*ControllerMembersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ControllerMembersResponse)
+	err := c.cc.Invoke(ctx, ControllerService_ControllerMembers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ControllerServiceServer is the server API for ControllerService service.
 // All implementations must embed UnimplementedControllerServiceServer
 // for forward compatibility.
@@ -224,6 +267,16 @@ type ControllerServiceServer interface {
 	// checking them all as model configuration (NotValid; nothing is written then). Every model
 	// that does not set a key itself takes the new default at once.
 	SetModelDefaults(context.Context, *SetModelDefaultsRequest) (*SetModelDefaultsResponse, error)
+	// EnableHA makes the controller have num_members members (odd; 0 means 3, or the current
+	// count when that is more): it starts the missing members on this host, restarts members of
+	// this host whose process is gone, and removes extra members one at a time, never one whose
+	// removal would cost the store its quorum.
+	EnableHA(context.Context, *EnableHARequest) (*EnableHAResponse, error)
+	// RemoveControllerMember removes one member: its store member leaves the etcd cluster first,
+	// then its process stops and its record goes.
+	RemoveControllerMember(context.Context, *RemoveControllerMemberRequest) (*RemoveControllerMemberResponse, error)
+	// ControllerMembers lists the controller's members with their addresses, roles and health.
+	ControllerMembers(context.Context, *ControllerMembersRequest) (*ControllerMembersResponse, error)
 	mustEmbedUnimplementedControllerServiceServer()
 }
 
@@ -266,6 +319,15 @@ func (UnimplementedControllerServiceServer) GetModelDefaults(context.Context, *G
 }
 func (UnimplementedControllerServiceServer) SetModelDefaults(context.Context, *SetModelDefaultsRequest) (*SetModelDefaultsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetModelDefaults not implemented")
+}
+func (UnimplementedControllerServiceServer) EnableHA(context.Context, *EnableHARequest) (*EnableHAResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EnableHA not implemented")
+}
+func (UnimplementedControllerServiceServer) RemoveControllerMember(context.Context, *RemoveControllerMemberRequest) (*RemoveControllerMemberResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RemoveControllerMember not implemented")
+}
+func (UnimplementedControllerServiceServer) ControllerMembers(context.Context, *ControllerMembersRequest) (*ControllerMembersResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ControllerMembers not implemented")
 }
 func (UnimplementedControllerServiceServer) mustEmbedUnimplementedControllerServiceServer() {}
 func (UnimplementedControllerServiceServer) testEmbeddedByValue()                           {}
@@ -486,6 +548,60 @@ func _ControllerService_SetModelDefaults_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ControllerService_EnableHA_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableHARequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).EnableHA(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_EnableHA_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).EnableHA(ctx, req.(*EnableHARequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ControllerService_RemoveControllerMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveControllerMemberRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).RemoveControllerMember(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_RemoveControllerMember_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).RemoveControllerMember(ctx, req.(*RemoveControllerMemberRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ControllerService_ControllerMembers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ControllerMembersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ControllerServiceServer).ControllerMembers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ControllerService_ControllerMembers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ControllerServiceServer).ControllerMembers(ctx, req.(*ControllerMembersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ControllerService_ServiceDesc is the grpc.ServiceDesc for ControllerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -536,6 +652,18 @@ var ControllerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetModelDefaults",
 			Handler:    _ControllerService_SetModelDefaults_Handler,
+		},
+		{
+			MethodName: "EnableHA",
+			Handler:    _ControllerService_EnableHA_Handler,
+		},
+		{
+			MethodName: "RemoveControllerMember",
+			Handler:    _ControllerService_RemoveControllerMember_Handler,
+		},
+		{
+			MethodName: "ControllerMembers",
+			Handler:    _ControllerService_ControllerMembers_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
