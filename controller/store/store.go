@@ -161,6 +161,7 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions, certs 
 	}
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: []string{s.Endpoint()}, TLS: tlsCfg, DialTimeout: 5 * time.Second, Context: ctx, Logger: zap.NewNop(),
+		DialOptions: clientDialOptions(),
 	})
 	if err != nil {
 		e.Close()
@@ -189,6 +190,7 @@ func Connect(ctx context.Context, endpoints []string, opts ConnectOptions) (*Sto
 		DialTimeout: 5 * time.Second,
 		Context:     ctx,
 		Logger:      zap.NewNop(),
+		DialOptions: clientDialOptions(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to etcd %v: %w", endpoints, err)
