@@ -24,20 +24,24 @@ const AgentReconnectMax = 5 * time.Second
 // controller to be back instead of failing at once, so a hook calling a tool while the
 // controller restarts only waits (each call's own deadline still bounds the wait).
 func NewAgentConn(endpoints []string, caCert []byte) (*grpc.ClientConn, error) {
+	conn, _, err := NewUpdatableAgentConn(endpoints, caCert)
+	return conn, err
+}
+
+// NewUpdatableAgentConn is NewAgentConn with a function that replaces the controller's
+// addresses (members added or removed): calls go on over the current connection while it
+// lasts, and the next connection picks from the new addresses.
+func NewUpdatableAgentConn(endpoints []string, caCert []byte) (*grpc.ClientConn, func([]string), error) {
 	if len(endpoints) == 0 {
-		return nil, errors.New("no controller endpoint")
+		return nil, nil, errors.New("no controller endpoint")
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caCert) {
-		return nil, errors.New("cannot connect to controller: no valid CA certificate")
+		return nil, nil, errors.New("cannot connect to controller: no valid CA certificate")
 	}
 	tlsCfg := &tls.Config{RootCAs: pool, ServerName: ServerName, MinVersion: tls.VersionTLS12}
 	r := manual.NewBuilderWithScheme("jujuagent")
-	addrs := make([]resolver.Address, len(endpoints))
-	for i, ep := range endpoints {
-		addrs[i] = resolver.Address{Addr: ep}
-	}
-	r.InitialState(resolver.State{Addresses: addrs})
+	r.InitialState(resolver.State{Addresses: resolverAddrs(endpoints)})
 	d := &dialer{}
 	conn, err := grpc.NewClient(r.Scheme()+":///controller",
 		grpc.WithResolvers(r),
@@ -50,7 +54,20 @@ func NewAgentConn(endpoints []string, caCert []byte) (*grpc.ClientConn, error) {
 		grpc.WithDefaultCallOptions(grpc.WaitForReady(true), grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.MaxCallSendMsgSize(maxMessageSize)),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("cannot connect to controller at %v: %w", endpoints, err)
+		return nil, nil, fmt.Errorf("cannot connect to controller at %v: %w", endpoints, err)
 	}
-	return conn, nil
+	update := func(endpoints []string) {
+		if len(endpoints) > 0 {
+			r.UpdateState(resolver.State{Addresses: resolverAddrs(endpoints)})
+		}
+	}
+	return conn, update, nil
+}
+
+func resolverAddrs(endpoints []string) []resolver.Address {
+	addrs := make([]resolver.Address, len(endpoints))
+	for i, ep := range endpoints {
+		addrs[i] = resolver.Address{Addr: ep}
+	}
+	return addrs
 }

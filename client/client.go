@@ -59,6 +59,11 @@ type Config struct {
 	Timeout time.Duration
 	// DialTimeout bounds the connection check of Dial; 5s when zero.
 	DialTimeout time.Duration
+	// OnDegraded, when set, is called with the controller's reason after each call that a
+	// degraded controller served (header MetadataDegraded): reads still work but may be
+	// stale, and writes fail with apierr.NoQuorum. Calls on several goroutines may call it at
+	// once. Only connections this package makes (Dial, DialAny, NewConn) report it.
+	OnDegraded func(reason string)
 }
 
 func (cfg Config) withDefaults() Config {
@@ -92,6 +97,9 @@ type Client struct {
 	action  jujupb.ActionServiceClient
 	res     jujupb.ResourceServiceClient
 	bundle  jujupb.BundleServiceClient
+
+	// login is the answer to check's Version call; set before Dial returns, never after.
+	login *jujupb.VersionResponse
 }
 
 // Dial connects to the controller and checks that it answers: it waits for the connection to
@@ -131,6 +139,20 @@ func DialAny(ctx context.Context, cfgs []Config) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ConnectAny is DialAny without the login check: the first connection made to any address, for
+// a caller whose own call checks the credentials and whose ctx is a fraction of a second (shell
+// completion). A dead or silent address costs DialInterval, not the whole ctx.
+func ConnectAny(ctx context.Context, cfgs []Config) (*Client, error) {
+	if len(cfgs) == 0 {
+		return nil, errors.New("no controller endpoint")
+	}
+	withDefaults := make([]Config, len(cfgs))
+	for i, cfg := range cfgs {
+		withDefaults[i] = cfg.withDefaults()
+	}
+	return connectFirst(ctx, withDefaults)
 }
 
 // connectFirst races the addresses, staggered, and returns a client whose connection is ready.
@@ -248,6 +270,8 @@ func newConn(cfg Config, d *dialer) (*grpc.ClientConn, error) {
 		grpc.WithTransportCredentials(recordingCreds{TransportCredentials: credentials.NewTLS(tlsCfg), d: d}),
 		grpc.WithContextDialer(d.dial),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.MaxCallSendMsgSize(maxMessageSize)),
+		grpc.WithChainUnaryInterceptor(reportDegradedUnary),
+		grpc.WithChainStreamInterceptor(reportDegradedStream),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to controller at %s: %w", cfg.Endpoint, err)
@@ -264,7 +288,7 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 	if cfg.Model != "" {
 		md[MetadataModel] = cfg.Model
 	}
-	return &Client{
+	c := &Client{
 		cfg:  cfg,
 		conn: conn,
 		callOpts: []grpc.CallOption{
@@ -282,6 +306,10 @@ func NewFromConn(conn *grpc.ClientConn, cfg Config) *Client {
 		res:     jujupb.NewResourceServiceClient(conn),
 		bundle:  jujupb.NewBundleServiceClient(conn),
 	}
+	if cfg.OnDegraded != nil {
+		c.callOpts = append(c.callOpts, degradedReport{report: cfg.OnDegraded})
+	}
+	return c
 }
 
 // Conn returns the underlying connection, to share it with NewFromConn.
@@ -289,6 +317,11 @@ func (c *Client) Conn() *grpc.ClientConn { return c.conn }
 
 // Endpoint returns the address the client talks to.
 func (c *Client) Endpoint() string { return c.cfg.Endpoint }
+
+// LoginVersion is the controller's answer to Dial's login check (a user's Version call): its
+// version and every member's API address, the one dialled first. Nil for agents and for clients
+// made with NewFromConn, which make no such call.
+func (c *Client) LoginVersion() *jujupb.VersionResponse { return c.login }
 
 // Close closes the connection if the client made it (Dial); clients made with NewFromConn
 // leave the shared connection open.
@@ -307,9 +340,10 @@ func (c *Client) check(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer cancel()
-	_, err := c.Version(ctx)
+	v, err := c.Version(withoutDegradedReport(ctx))
 	switch {
 	case err == nil:
+		c.login = v
 		return nil
 	case errors.Is(err, apierr.Unavailable):
 		return err // mapErr already says why the controller cannot be reached

@@ -74,36 +74,38 @@ const noFiles = cobra.ShellCompDirectiveNoFileComp
 
 // argSpecs lists, by command name, what the positional arguments are.
 var argSpecs = map[string]argSpec{
-	"show-unit":          repeated(client.NameUnit),
-	"remove-unit":        repeated(client.NameUnit),
-	"resolved":           unitsOrMachines,
-	"show-application":   repeated(client.NameApplication),
-	"remove-application": repeated(client.NameApplication),
-	"add-unit":           first(client.NameApplication),
-	"constraints":        first(client.NameApplication),
-	"config":             configKeys,
-	"trust":              first(client.NameApplication),
-	"refresh":            first(client.NameApplication),
-	"expose":             first(client.NameApplication),
-	"unexpose":           first(client.NameApplication),
-	"attach-resource":    first(client.NameApplication),
-	"resources":          first(client.NameApplication),
-	"set-constraints":    applicationThenConstraints,
-	"show-machine":       repeated(client.NameMachine),
-	"remove-machine":     repeated(client.NameMachine),
-	"retry-provisioning": repeated(client.NameMachine),
-	"integrate":          endpoints,
-	"remove-relation":    endpoints,
-	"status":             selectors,
-	"wait-for":           waitFor,
-	"switch":             switchTarget,
-	"destroy-model":      firstModel,
-	"show-model":         firstModel,
-	"kill-controller":    firstController,
-	"destroy-controller": firstController,
-	"ssh":                sshTarget,
-	"scp":                scpLocation,
-	"deploy":             deployCharm,
+	"show-unit":                repeated(client.NameUnit),
+	"remove-unit":              repeated(client.NameUnit),
+	"resolved":                 unitsOrMachines,
+	"show-application":         repeated(client.NameApplication),
+	"remove-application":       repeated(client.NameApplication),
+	"add-unit":                 first(client.NameApplication),
+	"constraints":              first(client.NameApplication),
+	"config":                   configKeys,
+	"trust":                    first(client.NameApplication),
+	"refresh":                  first(client.NameApplication),
+	"expose":                   first(client.NameApplication),
+	"unexpose":                 first(client.NameApplication),
+	"attach-resource":          first(client.NameApplication),
+	"resources":                first(client.NameApplication),
+	"set-constraints":          applicationThenConstraints,
+	"show-machine":             repeated(client.NameMachine),
+	"remove-machine":           repeated(client.NameMachine),
+	"retry-provisioning":       repeated(client.NameMachine),
+	"integrate":                endpoints,
+	"remove-relation":          endpoints,
+	"status":                   selectors,
+	"wait-for":                 waitFor,
+	"switch":                   switchTarget,
+	"destroy-model":            firstModel,
+	"show-model":               firstModel,
+	"kill-controller":          firstController,
+	"destroy-controller":       firstController,
+	"show-controller":          repeatedControllers,
+	"remove-controller-member": memberIDs,
+	"ssh":                      sshTarget,
+	"scp":                      scpLocation,
+	"deploy":                   deployCharm,
 	"set-model-constraints": func(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return constraintWords(args, toComplete)
 	},
@@ -305,6 +307,57 @@ func firstController(c *completer, cmd *cobra.Command, args []string, toComplete
 	return c.controllers(toComplete), noFiles
 }
 
+// repeatedControllers completes controller names for every argument, leaving out those given.
+func repeatedControllers(c *completer, _ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return without(c.controllers(toComplete), args), noFiles
+}
+
+// MemberSource is a Source that can also list a controller's members, for
+// remove-controller-member's argument; a Source without it completes no member ids.
+type MemberSource interface {
+	// ControllerMembers lists the ids of the controller's members.
+	ControllerMembers(ctx context.Context, controller string) ([]string, error)
+}
+
+// memberIDs completes the member id of remove-controller-member from the controller the
+// command line points at (-c), within completion's deadline.
+func memberIDs(c *completer, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	ms, ok := c.src.(MemberSource)
+	if len(args) > 0 || !ok {
+		return nil, noFiles
+	}
+	ctrl, _, err := c.src.Target(cmd.Flags())
+	if err != nil || ctrl == "" {
+		return nil, noFiles
+	}
+	ctx, cancel := c.deadline(cmd)
+	defer cancel()
+	ids, err := ms.ControllerMembers(ctx, ctrl)
+	if err != nil {
+		return nil, noFiles
+	}
+	var out []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, toComplete) {
+			out = append(out, id)
+		}
+	}
+	return out, noFiles
+}
+
+// deadline bounds what one Tab asks of the controller: Timeout, or the source's own.
+func (c *completer) deadline(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	parent := cmd.Context()
+	if parent == nil {
+		parent = context.Background()
+	}
+	timeout := c.src.Timeout()
+	if timeout <= 0 {
+		timeout = Timeout
+	}
+	return context.WithTimeout(parent, timeout)
+}
+
 // names asks the controller the command line points at for names of kind (and of more kinds,
 // asked at the same time under the same deadline) starting with prefix. Nothing on any error.
 func (c *completer) names(cmd *cobra.Command, kind client.NameKind, prefix string, more ...client.NameKind) []string {
@@ -325,15 +378,7 @@ func (c *completer) ask(cmd *cobra.Command, ctrl, model, prefix string, kinds []
 }
 
 func (c *completer) askEach(cmd *cobra.Command, ctrl, model, prefix string, kinds []client.NameKind) [][]string {
-	parent := cmd.Context()
-	if parent == nil {
-		parent = context.Background()
-	}
-	timeout := c.src.Timeout()
-	if timeout <= 0 {
-		timeout = Timeout
-	}
-	ctx, cancel := context.WithTimeout(parent, timeout)
+	ctx, cancel := c.deadline(cmd)
 	defer cancel()
 	results := make([][]string, len(kinds))
 	var wg sync.WaitGroup

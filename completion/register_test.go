@@ -108,6 +108,8 @@ func testTree(src Source) *cobra.Command {
 		add(use, "model")
 	}
 	add("kill-controller")
+	add("show-controller")
+	add("remove-controller-member", "controller")
 	add("models", "controller")
 	deploy := add("deploy", "model", "constraints", "base", "to")
 	deploy.Flags().String("format", "", "Specify output format (plain|fancy)")
@@ -220,6 +222,9 @@ func TestComplete(t *testing.T) {
 		// Controllers: from the store, no call.
 		{[]string{"kill-controller", ""}, []string{"dead", "test"}, noFileComp, nil},
 		{[]string{"kill-controller", "dead", ""}, nil, noFileComp, nil},
+		{[]string{"show-controller", ""}, []string{"dead", "test"}, noFileComp, nil},
+		{[]string{"show-controller", "test", ""}, []string{"dead"}, noFileComp, nil},
+		{[]string{"remove-controller-member", ""}, nil, noFileComp, nil}, // a source that cannot list members
 		{[]string{"models", "-c", "t"}, []string{"test"}, noFileComp, nil},
 		{[]string{"models", ""}, nil, noFileComp, nil},
 		// Flag values.
@@ -238,7 +243,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"relate", "--base", ""}, []string{"own-base"}, noFileComp, nil},
 		{[]string{"deploy", ""}, nil, cobra.ShellCompDirectiveDefault, nil},
 		// Commands and flags are cobra's.
-		{[]string{"show-"}, []string{"show-machine", "show-unit"}, noFileComp, nil},
+		{[]string{"show-"}, []string{"show-controller", "show-machine", "show-unit"}, noFileComp, nil},
 		{[]string{"deploy", "--con"}, []string{"--constraints"}, noFileComp, nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -290,5 +295,49 @@ func TestUsageValues(t *testing.T) {
 		if got := usageValues(usage); !slices.Equal(got, want) {
 			t.Errorf("usageValues(%q) = %q, want %q", usage, got, want)
 		}
+	}
+}
+
+// memberSource is a source that also lists members, by controller, recording the deadline.
+type memberSource struct {
+	*fakeSource
+	members map[string][]string
+	asked   []string
+}
+
+func (m *memberSource) ControllerMembers(ctx context.Context, controller string) ([]string, error) {
+	m.asked = append(m.asked, controller)
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > Timeout {
+		return nil, errors.New("no deadline within completion's")
+	}
+	ids, ok := m.members[controller]
+	if !ok {
+		return nil, errors.New("cannot connect")
+	}
+	return ids, nil
+}
+
+// remove-controller-member completes the member ids of the controller of the command line.
+func TestCompleteControllerMembers(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		want  []string
+		asked []string
+	}{
+		{[]string{"remove-controller-member", ""}, []string{"0", "1", "12"}, []string{"test"}},
+		{[]string{"remove-controller-member", "1"}, []string{"1", "12"}, []string{"test"}},
+		{[]string{"remove-controller-member", "-c", "dead", ""}, nil, []string{"dead"}},
+		{[]string{"remove-controller-member", "1", ""}, nil, nil},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			src := &memberSource{fakeSource: liveSource(), members: map[string][]string{"test": {"0", "1", "12"}}}
+			got, directive := complete(t, testTree(src), tc.args...)
+			if !slices.Equal(got, tc.want) || directive != noFileComp {
+				t.Errorf("got %q %d, want %q", got, directive, tc.want)
+			}
+			if !slices.Equal(src.asked, tc.asked) {
+				t.Errorf("asked %q, want %q", src.asked, tc.asked)
+			}
+		})
 	}
 }

@@ -93,6 +93,8 @@ var docSetups = map[string][]string{
 	"# wait until mysql is active, then read the leader's address": {"bootstrap", "deploy mysql", "deploy wordpress", "integrate wordpress mysql"},
 	// docs/lifecycle.md: a fresh controller.
 	"juju deploy --constraints mem=2G wordpress": {"bootstrap"},
+	// docs/ha.md: a fresh controller made highly available, a member killed and replaced.
+	`juju enable-ha                        # three members: "maintaining members: 0", "adding members: 1, 2"`: {"bootstrap"},
 	// docs/lifecycle.md: a grep of the sources, run in the project.
 	"grep -rn 'L-U3\\|_LU3' --include=*.go .": nil,
 }

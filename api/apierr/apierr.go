@@ -26,6 +26,10 @@ var (
 	Unavailable      = errors.New("unavailable")
 	// Throttled refuses a caller that must wait: a login after too many failed ones.
 	Throttled = errors.New("too many attempts")
+	// NoQuorum refuses a write to a controller member that cannot reach a majority of the
+	// store's members. On the wire it is FailedPrecondition, not Unavailable: the member
+	// answers (and serves reads), so a client must not take it for an address to skip.
+	NoQuorum = errors.New("no quorum")
 )
 
 // errorDomain marks our ErrorInfo details, so foreign details are ignored.
@@ -48,6 +52,7 @@ var table = []struct {
 	{PermissionDenied, codes.PermissionDenied, "permission-denied"},
 	{Unavailable, codes.Unavailable, "unavailable"},
 	{Throttled, codes.ResourceExhausted, "throttled"},
+	{NoQuorum, codes.FailedPrecondition, "no-quorum"},
 }
 
 // Error is a message that wraps one sentinel: Error() is the message alone.

@@ -2,13 +2,21 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"sync"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/api/storepb"
+	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/bootstrap"
 	"github.com/jujuclone/juju/controller/state"
 )
 
@@ -38,7 +46,7 @@ func TestPresenceCountsWatchesWithGrace(t *testing.T) {
 	clock := newMovingClock()
 	grace := 10 * time.Second
 	p := newPresence(clock.Now, grace)
-	alive := func(kind, id string) bool { return p.alive("m1")(kind, id) }
+	alive := func(kind, id string) bool { return view(t, p, "m1")(kind, id) }
 
 	// A controller that just started does not know yet: every agent counts as connected.
 	if !alive("unit", "mysql/0") || !alive("machine", "0") {
@@ -59,7 +67,7 @@ func TestPresenceCountsWatchesWithGrace(t *testing.T) {
 	if !alive("unit", "mysql/0") {
 		t.Fatal("an agent with a watch open is lost")
 	}
-	if alive("unit", "mysql/1") || p.alive("m2")("unit", "mysql/0") {
+	if alive("unit", "mysql/1") || view(t, p, "m2")("unit", "mysql/0") {
 		t.Fatal("another unit, or the same name in another model, counts as connected")
 	}
 	close1()
@@ -84,19 +92,29 @@ func TestPresenceCountsWatchesWithGrace(t *testing.T) {
 	}
 }
 
+// view is p's view of a model's agents now.
+func view(t *testing.T, p *presence, model string) func(kind, id string) bool {
+	t.Helper()
+	alive, err := p.alive(context.Background(), model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alive
+}
+
 // A status view is taken at one instant.
 func TestPresenceViewIsOneInstant(t *testing.T) {
 	clock := newMovingClock()
 	p := newPresence(clock.Now, time.Second)
 	clock.Advance(2 * time.Second)
 	done := p.connect("m1", "machine", "0")
-	view := p.alive("m1")
+	taken := view(t, p, "m1")
 	done()
 	clock.Advance(time.Minute)
-	if !view("machine", "0") {
+	if !taken("machine", "0") {
 		t.Fatal("the view changed after it was taken")
 	}
-	if p.alive("m1")("machine", "0") {
+	if view(t, p, "m1")("machine", "0") {
 		t.Fatal("a later view does not see the agent lost")
 	}
 }
@@ -105,9 +123,15 @@ func TestPresenceViewIsOneInstant(t *testing.T) {
 func TestPresenceNotifies(t *testing.T) {
 	grace := 50 * time.Millisecond
 	p := newPresence(time.Now, grace)
-	sub, stop := p.subscribe("m1")
+	sub, stop, err := p.subscribe(context.Background(), "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer stop()
-	other, stopOther := p.subscribe("m2")
+	other, stopOther, err := p.subscribe(context.Background(), "m2")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer stopOther()
 	next := func(what string) []presenceChange {
 		t.Helper()
@@ -137,7 +161,7 @@ func TestPresenceNotifies(t *testing.T) {
 	p.mu.Lock()
 	remembered := len(p.agents)
 	p.mu.Unlock()
-	if remembered != 0 || p.alive("m1")("unit", "mysql/0") {
+	if remembered != 0 || view(t, p, "m1")("unit", "mysql/0") {
 		t.Fatalf("told lost, but the agent is still remembered (%d) or connected", remembered)
 	}
 	defer p.connect("m1", "unit", "mysql/0")()
@@ -173,24 +197,8 @@ func TestStatusShowsLostAgents(t *testing.T) {
 	clock := newMovingClock()
 	env := &workloadEnv{startTestEnv(t, withServerLog(io.Discard, clock.Now))}
 	admin := env.dial(t, AdminTag, "admin-secret", "")
-	env.deploy(t, "mysql", "name: mysql\nsummary: db\nprovides:\n  db:\n    interface: mysql\n", 1)
+	machine := deployRunningMySQL(t, env.testEnv)
 	env.deploy(t, "blog", blogMeta, 1) // its unit stays allocating: never lost
-	if err := env.st.SetUnitStatus(ctx, env.model, "mysql/0", state.UnitStatus{
-		Agent: &storepb.Status{Status: "idle"}, Workload: &storepb.Status{Status: "active", Message: "ready"},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	mysql0, err := env.st.Unit(ctx, env.model, "mysql/0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	machine := mysql0.MachineId
-	if err := env.st.SetProvisioned(ctx, env.model, machine, state.Instance{ID: "i-" + machine}, state.HashPassword("machine-secret")); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.st.SetMachineStatus(ctx, env.model, machine, "started", ""); err != nil {
-		t.Fatal(err)
-	}
 	unitAgent := env.unitAgent(t, "mysql/0")
 	machineAgent := env.dial(t, "machine-"+machine, "machine-secret", env.model)
 
@@ -291,6 +299,32 @@ func TestStatusShowsLostAgents(t *testing.T) {
 	}
 }
 
+// deployRunningMySQL deploys mysql/0 as its agents would have left it running (idle, active,
+// its machine started, with the password "machine-secret"), which status shows lost or down
+// when its agents are; it returns the machine's id.
+func deployRunningMySQL(t *testing.T, env *testEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	env.deploy(t, "mysql", "name: mysql\nsummary: db\nprovides:\n  db:\n    interface: mysql\n", 1)
+	if err := env.st.SetUnitStatus(ctx, env.model, "mysql/0", state.UnitStatus{
+		Agent: &storepb.Status{Status: "idle"}, Workload: &storepb.Status{Status: "active", Message: "ready"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mysql0, err := env.st.Unit(ctx, env.model, "mysql/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	machine := mysql0.MachineId
+	if err := env.st.SetProvisioned(ctx, env.model, machine, state.Instance{ID: "i-" + machine}, state.HashPassword("machine-secret")); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.st.SetMachineStatus(ctx, env.model, machine, "started", ""); err != nil {
+		t.Fatal(err)
+	}
+	return machine
+}
+
 // Only units and machines whose agents should run can be lost or down: not while deploying or
 // installing, not when dead; an error or terminated workload is kept for the agent's return.
 func TestCanBeLost(t *testing.T) {
@@ -335,5 +369,291 @@ func TestCanBeLost(t *testing.T) {
 		if us.WorkloadStatus.Status != want || us.WorkloadStatus.Since != 7 || us.AgentStatus.Status != "lost" {
 			t.Errorf("a lost unit with workload %s shows %v %v", w, us.AgentStatus, us.WorkloadStatus)
 		}
+	}
+}
+
+// testGrace is the presence grace of the members of multi-member tests: short, so that they
+// see agents lost quickly.
+const testGrace = 300 * time.Millisecond
+
+// member is one API server of a controller whose members share one store, as enable-ha runs
+// them: it publishes its agents under its id, on a lease that the test keeps alive as the
+// daemon does (0: one of the server's own). Its env's clients dial this member.
+type member struct {
+	*workloadEnv
+	id    string
+	lease clientv3.LeaseID
+	agent *client.Client // mysql/0's agent's, connected to this member
+}
+
+func startMember(t *testing.T, env *testEnv, id string, daemonLease bool) *member {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var lease clientv3.LeaseID
+	if daemonLease {
+		grant, err := env.st.Client().Grant(ctx, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := env.st.Client().KeepAlive(ctx, grant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range kept {
+			}
+		}()
+		lease = grant.ID
+	}
+	cert, caPEM, err := bootstrap.EnsureCerts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Config{
+		State: env.st, ControllerName: "test", Cloud: "localhost", Region: "localhost", Context: ctx,
+		TLS:      &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		MemberID: id, PresenceLease: lease, PresenceGrace: testGrace,
+	})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	e := *env
+	e.addr, e.caCert, e.stop = lis.Addr().String(), caPEM, cancel
+	e.admin = e.dial(t, AdminTag, "admin-secret", "")
+	return &member{workloadEnv: &workloadEnv{&e}, id: id, lease: lease}
+}
+
+// modelWatch opens the admin's watch of the whole model on m; the test fails if it waits for
+// the watch longer than 20 s.
+func (m *member) modelWatch(t *testing.T) *client.Watcher {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	w, err := m.admin.Watch(ctx, &pb.WatchRequest{Model: "default", Targets: []*pb.WatchTarget{{Kind: state.KindModel}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+// agentShown is what m's status shows of mysql/0's agent.
+func (m *member) agentShown(t *testing.T) string {
+	t.Helper()
+	fs, err := m.admin.FullStatus(context.Background(), "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return findUnit(fs, "mysql/0").GetAgentStatus().GetStatus()
+}
+
+// waitShown reads m's status after each event of w until it shows mysql/0's agent as want and
+// w has brought an event of kind (mysql/0's when kind is "unit").
+func (m *member) waitShown(t *testing.T, w *client.Watcher, want, kind string) {
+	t.Helper()
+	for heard := false; !heard || m.agentShown(t) != want; {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("member %s never showed mysql/0 %s after a %s event: %v", m.id, want, kind, err)
+		}
+		heard = heard || ev.Kind == kind && (kind != state.KindUnit || ev.Id == "mysql/0")
+	}
+}
+
+// watchUnit opens mysql/0's agent's watch of its unit on m, as a running agent keeps one.
+func (m *member) watchUnit(t *testing.T) *client.Watcher {
+	t.Helper()
+	w, err := m.agent.Watch(context.Background(), &pb.WatchRequest{
+		Model: m.model, Targets: []*pb.WatchTarget{{Kind: state.KindUnit, Id: "mysql/0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+// startMembers starts two members, a and b, on one store with mysql/0 deployed and its agent's
+// clients of both, and waits until both are past their start's grace (mysql/0, whose agent
+// never connected, shown lost). From then on, b's watch of the model hears only of presence.
+func startMembers(t *testing.T) (a, b *member, bWatch *client.Watcher) {
+	t.Helper()
+	env := startTestEnv(t)
+	deployRunningMySQL(t, env)
+	a, b = startMember(t, env, "1", true), startMember(t, env, "2", true)
+	a.agent = a.unitAgent(t, "mysql/0")
+	b.agent = b.dial(t, "unit-mysql-0", "password-of-mysql/0", b.model)
+	aWatch, bWatch := a.modelWatch(t), b.modelWatch(t)
+	a.waitShown(t, aWatch, "lost", state.KindModel)
+	b.waitShown(t, bWatch, "lost", state.KindModel)
+	return a, b, bWatch
+}
+
+// An agent connected to one member is connected for every member: status read from another
+// shows it running, and lost once its watch has been closed for longer than the grace; the
+// status watchers of the other member hear of both.
+func TestPresenceIsSharedByMembers(t *testing.T) {
+	a, b, bWatch := startMembers(t)
+
+	agentWatch := a.watchUnit(t)
+	b.waitShown(t, bWatch, "idle", state.KindUnit)
+
+	agentWatch.Close()
+	closed := time.Now()
+	b.waitShown(t, bWatch, "lost", state.KindUnit)
+	if d := time.Since(closed); d < testGrace {
+		t.Errorf("b showed mysql/0 lost %s after its agent's watch on a closed, within the grace", d)
+	}
+	if got := a.agentShown(t); got != "lost" {
+		t.Errorf("a shows mysql/0 %s once b shows it lost", got)
+	}
+}
+
+// A member killed outright leaves no record behind once its lease is gone: the others show
+// its agents lost.
+func TestPresenceOfAKilledMemberEnds(t *testing.T) {
+	a, b, bWatch := startMembers(t)
+	a.watchUnit(t)
+	b.waitShown(t, bWatch, "idle", state.KindUnit)
+
+	if _, err := a.st.Client().Revoke(context.Background(), a.lease); err != nil {
+		t.Fatal(err)
+	}
+	b.waitShown(t, bWatch, "lost", state.KindUnit)
+}
+
+// An agent that moves from one member to another at once never looks lost: the member it left
+// withdraws its record only after the grace, and then still shows the agent connected through
+// the other member's record.
+func TestPresenceOfAnAgentMovingMembers(t *testing.T) {
+	a, b, bWatch := startMembers(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	onA := a.watchUnit(t)
+	b.waitShown(t, bWatch, "idle", state.KindUnit)
+	_, rev, err := a.st.Presence(ctx, a.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := a.st.WatchPresence(ctx, a.model, rev+1)
+
+	onA.Close()
+	b.watchUnit(t)
+	for withdrawn := false; !withdrawn; {
+		batch, ok := <-records
+		if !ok {
+			t.Fatal("a never withdrew its record of mysql/0")
+		}
+		for _, ev := range batch {
+			withdrawn = withdrawn || ev.Removed && ev.Member == a.id && ev.ID == "mysql/0"
+		}
+	}
+	if got := a.agentShown(t); got != "idle" {
+		t.Errorf("a shows mysql/0 %s while its agent watches on b", got)
+	}
+	if got := b.agentShown(t); got != "idle" {
+		t.Errorf("b shows mysql/0 %s while its agent watches on it", got)
+	}
+}
+
+// A server whose daemon gives it no lease keeps one of its own, with the grace as its TTL, and
+// publishes its agents again on a new one when it loses it.
+func TestPresenceOnALeaseOfTheServersOwn(t *testing.T) {
+	env := startMember(t, startTestEnv(t), "1", false)
+	deployRunningMySQL(t, env.testEnv)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, rev, err := env.st.Presence(ctx, env.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := env.st.WatchPresence(ctx, env.model, rev+1)
+	// published waits for the record of mysql/0 to be put, and returns its lease.
+	published := func() clientv3.LeaseID {
+		t.Helper()
+		for {
+			batch, ok := <-records
+			if !ok {
+				t.Fatal("mysql/0 never published")
+			}
+			for _, ev := range batch {
+				if ev.Created && ev.ID == "mysql/0" && ev.Member == env.id {
+					got, err := env.st.Client().Get(ctx, state.PresencePrefix(env.model)+"unit/mysql/0/"+env.id)
+					if err != nil || len(got.Kvs) != 1 {
+						t.Fatalf("reading mysql/0's record: %v %v", got, err)
+					}
+					return clientv3.LeaseID(got.Kvs[0].Lease)
+				}
+			}
+		}
+	}
+
+	env.unitAgent(t, "mysql/0").Watch(ctx, &pb.WatchRequest{Model: env.model, Targets: []*pb.WatchTarget{{Kind: state.KindUnit, Id: "mysql/0"}}})
+	lease := published()
+	ttl, err := env.st.Client().TimeToLive(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The grace in whole seconds, 1, unless the store raises it to its minimum (2 s or so).
+	if ttl.GrantedTTL < 1 || ttl.GrantedTTL > 3 {
+		t.Errorf("the server's lease has a TTL of %d s, want about the grace (%s)", ttl.GrantedTTL, testGrace)
+	}
+	if _, err := env.st.Client().Revoke(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if again := published(); again == lease || again == 0 {
+		t.Errorf("published again on lease %x, lost %x", again, lease)
+	}
+}
+
+// Thousands of agents connecting or disconnecting at once cost a few transactions of up to
+// 100 records each (each transaction is one revision of the store), not one each.
+func TestPresenceWritesInBatches(t *testing.T) {
+	env := startTestEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p := newSharedPresence(ctx, env.st, "9", 0, time.Now, testGrace, slog.New(slog.DiscardHandler))
+	rev, err := env.st.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := env.st.WatchPresence(ctx, env.model, rev+1)
+	// await waits for n records created (or removed) and returns the revisions they took.
+	await := func(n int, removed bool) int64 {
+		t.Helper()
+		from := rev
+		for n > 0 {
+			select {
+			case batch := <-records:
+				for _, ev := range batch {
+					if ev.Removed != removed || ev.Member != "9" {
+						t.Fatalf("unexpected %+v", ev)
+					}
+					rev = ev.Revision
+					n--
+				}
+			case <-ctx.Done():
+				t.Fatalf("%d records never written", n)
+			}
+		}
+		return rev - from
+	}
+
+	const agents = 2000
+	var disconnects []func()
+	for i := range agents {
+		disconnects = append(disconnects, p.connect(env.model, state.KindUnit, fmt.Sprintf("app/%d", i)))
+	}
+	if txns := await(agents, false); txns > agents/50 {
+		t.Errorf("%d agents connecting took %d transactions", agents, txns)
+	}
+	for _, disconnect := range disconnects {
+		disconnect()
+	}
+	if txns := await(agents, true); txns > agents/50 {
+		t.Errorf("%d agents disconnecting took %d transactions", agents, txns)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -38,8 +39,20 @@ type Config struct {
 	// PresenceGrace is how long an agent may be without a watch before status shows it lost
 	// (default DefaultPresenceGrace), counted from the server's start or the agent's last watch.
 	PresenceGrace time.Duration
+	// MemberID names this controller member in the store's presence records (the agents with
+	// a watch open on it, which every member reads for status); empty: a random id.
+	MemberID string
+	// PresenceLease is the lease this member's presence records are put on: the daemon keeps it
+	// alive (TTL about PresenceGrace), so that a killed member's agents turn lost on the other
+	// members once it runs out. The API server never revokes it. 0: the server grants a lease of
+	// its own (TTL PresenceGrace) and keeps it alive while Context lasts.
+	PresenceLease clientv3.LeaseID
 	// Members manages the controller's members (enable-ha); nil: one member, no HA.
 	Members Members
+	// Degraded says why this member cannot serve writes now ("" while it can): it has lost the
+	// store's quorum (health.Monitor.Degraded). Then reads are served from this member's copy
+	// with a warning header, and writes refused with apierr.NoQuorum (degraded.go). nil: never.
+	Degraded func() string
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -64,10 +77,13 @@ func New(cfg Config) *grpc.Server {
 	if cfg.Context != nil {
 		go auth.forgetRemoved(cfg.Context)
 	}
+	gate := newDegradedGate(cfg.Degraded)
 	srv := grpc.NewServer(
 		grpc.Creds(credentials.NewTLS(cfg.TLS)),
-		grpc.ChainUnaryInterceptor(auth.unary),
-		grpc.ChainStreamInterceptor(auth.stream),
+		// Authentication before any refusal; the degraded verdict is taken before it, so
+		// that a degraded member checks credentials without the quorum (degraded.go).
+		grpc.ChainUnaryInterceptor(gate.markUnary, auth.unary, gate.unary),
+		grpc.ChainStreamInterceptor(gate.markStream, auth.stream, gate.stream),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
 	)
@@ -75,7 +91,9 @@ func New(cfg Config) *grpc.Server {
 	if hubCtx == nil {
 		hubCtx = context.Background()
 	}
-	b := &service{st: cfg.State, cfg: cfg, hub: cfg.State.NewHub(hubCtx), presence: newPresence(cfg.Now, cfg.PresenceGrace)}
+	// Presence is shared with the controller's other members through the store (presence.go).
+	presence := newSharedPresence(hubCtx, cfg.State, cfg.MemberID, cfg.PresenceLease, cfg.Now, cfg.PresenceGrace, cfg.Log)
+	b := &service{st: cfg.State, cfg: cfg, hub: cfg.State.NewHub(hubCtx), presence: presence}
 	pb.RegisterControllerServiceServer(srv, &controllerServer{service: b})
 	pb.RegisterApplicationServiceServer(srv, &applicationServer{service: b})
 	pb.RegisterMachineServiceServer(srv, &machineServer{service: b})

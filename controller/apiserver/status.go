@@ -32,8 +32,11 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	if err != nil {
 		return nil, err
 	}
-	resp := fullStatus(snap, s.cfg.ControllerName, func(ch *storepb.Charm) []string { return s.st.CharmEndpoints(m.Uuid, ch) },
-		s.presence.alive(m.Uuid))
+	alive, err := s.presence.alive(ctx, m.Uuid)
+	if err != nil {
+		return nil, err
+	}
+	resp := fullStatus(snap, s.cfg.ControllerName, func(ch *storepb.Charm) []string { return s.st.CharmEndpoints(m.Uuid, ch) }, alive)
 	resp.ControllerTime = s.cfg.Now().UnixNano()
 	resp.Model.Warning = local.IsolationWarning() // machines without uids of their own, said plainly
 	if err := filter(resp, req.Patterns); err != nil {
@@ -313,7 +316,10 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 	var sub *presenceSub
 	if e.IsAdmin() && presenceWatched(req.Targets, presenceChange{}) {
 		var stop func()
-		sub, stop = s.presence.subscribe(uuid)
+		sub, stop, err = s.presence.subscribe(ctx, uuid)
+		if err != nil {
+			return err
+		}
 		defer stop()
 		presenceWake = sub.wake
 	}

@@ -41,6 +41,15 @@ func EnsureCerts(dir string) (tls.Certificate, []byte, error) {
 		if err := writeCerts(dir); err != nil {
 			return tls.Certificate{}, nil, err
 		}
+	} else if _, err := os.Stat(filepath.Join(dir, ServerCertFile)); os.IsNotExist(err) {
+		// A new controller member: the CA came from the member that started it.
+		caCert, caKey, err := loadOrCreateCA(dir)
+		if err != nil {
+			return tls.Certificate{}, nil, err
+		}
+		if err := issueServerCert(dir, caCert, caKey); err != nil {
+			return tls.Certificate{}, nil, err
+		}
 	}
 	caPEM, err := os.ReadFile(caPath)
 	if err != nil {
@@ -58,6 +67,11 @@ func writeCerts(dir string) error {
 	if err != nil {
 		return err
 	}
+	return issueServerCert(dir, caCert, caKey)
+}
+
+// issueServerCert issues the API server's certificate with the CA.
+func issueServerCert(dir string, caCert *x509.Certificate, caKey *ecdsa.PrivateKey) error {
 	return issue(dir, ServerCertFile, ServerKeyFile, caCert, caKey, &x509.Certificate{
 		Subject:     pkix.Name{CommonName: ServerName, Organization: []string{"juju"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},

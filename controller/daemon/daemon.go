@@ -12,26 +12,29 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/agent/host"
 	"github.com/jujuclone/juju/controller/apiserver"
 	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/controller/health"
 	"github.com/jujuclone/juju/controller/logsink"
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/controller/worker/actionpruner"
 	"github.com/jujuclone/juju/controller/worker/cleaner"
 	"github.com/jujuclone/juju/controller/worker/firewaller"
 	"github.com/jujuclone/juju/controller/worker/forcer"
 	"github.com/jujuclone/juju/controller/worker/modelremover"
 	"github.com/jujuclone/juju/controller/worker/provisioner"
+	"github.com/jujuclone/juju/controller/worker/singular"
 	"github.com/jujuclone/juju/core/base"
 	"github.com/jujuclone/juju/internal/atomicfile"
 )
@@ -88,28 +91,33 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer os.Remove(pidPath)
+	// A member removed through the API (itself) ends its own run.
+	ctx, stopSelf := context.WithCancel(ctx)
+	defer stopSelf()
 
-	// The CA first: it also signs the embedded store's certificates.
+	m, err := readMember(cfg)
+	if err != nil {
+		return err
+	}
+	// The CA first: it also signs the embedded store's certificates. A joining member got its
+	// copy from the member that started it (which read it from the store).
 	cert, caPEM, err := bootstrap.EnsureCerts(cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	var st *store.Store
-	if len(cfg.EtcdEndpoints) > 0 {
-		st, err = store.Connect(ctx, cfg.EtcdEndpoints, store.ConnectOptions{
-			TLS: store.TLSFiles{CA: cfg.EtcdCA, Cert: cfg.EtcdCert, Key: cfg.EtcdKey}, Insecure: cfg.EtcdInsecure,
-		})
-	} else {
-		st, err = store.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), store.EmbeddedOptions{NoFsync: cfg.NoFsync, CADir: cfg.DataDir})
-	}
+	st, err := m.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	closeStore := sync.OnceValue(st.Close)
+	defer closeStore()
 	s := state.New(st.Client)
 
-	info, err := initialise(ctx, s, cfg, caPEM)
+	info, err := initialise(ctx, s, cfg, caPEM, m)
 	if err != nil {
+		return err
+	}
+	if err := m.register(ctx, s, cfg, info.ControllerUUID); err != nil {
 		return err
 	}
 
@@ -139,15 +147,30 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Log.Warn("the API address changed: clients and agents that know only the old one cannot reach this controller",
 			"old", info.APIAddr, "new", lis.Addr().String())
 	}
+	info.APIAddr = lis.Addr().String()
+	info.PID = os.Getpid()
+
+	monitor := health.New(st.CheckQuorum, 0)
+	monitor.Log = cfg.Log
+	go monitor.Run(ctx)
+	mgr := newMembers(cfg, s, st, m, info.APIAddr, caPEM, monitor, stopSelf)
+	hb, err := startHeartbeat(ctx, s, st, m, cfg, info)
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	defer hb.stop()
+
 	srv := apiserver.New(apiserver.Config{
 		State: s, ControllerName: cfg.ControllerName, Cloud: "localhost", Region: "localhost", Context: ctx, LogSink: logs, Log: cfg.Log,
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		TLS:      &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Members:  mgr,
+		Degraded: monitor.Degraded,
+		MemberID: m.id,
 	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()
 
-	info.APIAddr = lis.Addr().String()
-	info.PID = os.Getpid()
 	if err := bootstrap.WriteInfo(cfg.DataDir, info); err != nil {
 		srv.Stop()
 		return err
@@ -168,43 +191,15 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
-	launcher, stopAgents, err := startAgents(workCtx, cfg, conn, info.APIAddr)
-	if err != nil {
-		stopWork()
-		conn.Close()
-		srv.Stop()
-		return err
-	}
-	prov, err := local.New(cfg.DataDir, info.APIAddr, caPEM, launcher)
-	if err != nil {
-		stopWork()
-		stopAgents()
-		conn.Close()
-		srv.Stop()
-		return err
-	}
-	// The per-model workers: provisioner (L-M3, L-M5), cleaner (L-R7), force-remover (L-F1),
-	// model remover (destroy-model), action pruner (max-action-results-age and -size),
-	// firewaller (juju expose: the ingress rules each instance would have, recorded).
-	workers := []func(context.Context){
-		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
-		actionpruner.New(s, cfg.Log, 0).Run, firewaller.New(s, prov, cfg.Log).Run,
-		modelremover.New(s, cfg.Log, func(uuid string) {
-			if err := logs.Remove(uuid); err != nil {
-				cfg.Log.Warn("model-remover: removing the model's log", "model", uuid, "err", err)
-			}
-		}).Run,
-	}
+	// The singular workers run on one member at a time: the one elected through the store.
 	workersDone := make(chan struct{})
 	go func() {
-		var wg sync.WaitGroup
-		for _, run := range workers {
-			wg.Go(func() { run(workCtx) })
-		}
-		wg.Wait()
-		close(workersDone)
+		defer close(workersDone)
+		singular.Run(workCtx, singular.Config{Client: st.Client, MemberID: m.id, Log: cfg.Log}, func(ctx context.Context) {
+			runWorkers(ctx, cfg, m, s, mgr, conn, caPEM, logs)
+		})
 	}()
-	cfg.Log.Info("controller ready", "api", info.APIAddr, "data-dir", cfg.DataDir)
+	cfg.Log.Info("controller ready", "api", info.APIAddr, "data-dir", cfg.DataDir, "member", m.id)
 	if cfg.Ready != nil {
 		cfg.Ready(info)
 	}
@@ -215,7 +210,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	stopWork()
 	<-workersDone
-	stopAgents()
 	conn.Close()
 	stopped := make(chan struct{})
 	go func() { srv.GracefulStop(); close(stopped) }()
@@ -227,19 +221,68 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("serving API: %w", err)
 	}
+	if mgr.removedSelf.Load() {
+		hb.stop()
+		_ = closeStore()
+		return removeMemberDir(cfg.DataDir, m.cloudDir)
+	}
 	return nil
 }
 
+// runWorkers runs the controller's singular workers until ctx ends (this member no longer
+// owns them, or it stops): the local provider's agents, the provisioner (L-M3, L-M5), cleaner
+// (L-R7), force-remover (L-F1), model remover (destroy-model), action pruner
+// (max-action-results-age and -size) and firewaller (juju expose).
+func runWorkers(ctx context.Context, cfg Config, m *member, s *state.State, mgr *members, conn *grpc.ClientConn, caPEM []byte, logs *logsink.Sink) {
+	addrs := mgr.APIAddresses(ctx)
+	launcher, stopAgents, err := startAgents(ctx, cfg, conn, m.cloudDir, addrs)
+	if err != nil {
+		cfg.Log.Error("starting the agents", "err", err)
+		<-ctx.Done()
+		return
+	}
+	defer stopAgents()
+	prov, err := local.New(m.cloudDir, addrs[0], caPEM, launcher)
+	if err != nil {
+		cfg.Log.Error("starting the local provider", "err", err)
+		<-ctx.Done()
+		return
+	}
+	workers := []func(context.Context){
+		provisioner.New(s, prov, cfg.Log).Run, cleaner.New(s, cfg.Log).Run, forcer.New(s, cfg.Log).Run,
+		actionpruner.New(s, cfg.Log, 0).Run, firewaller.New(s, prov, cfg.Log).Run,
+		modelremover.New(s, cfg.Log, func(uuid string) {
+			if err := logs.Remove(uuid); err != nil {
+				cfg.Log.Warn("model-remover: removing the model's log", "model", uuid, "err", err)
+			}
+		}).Run,
+	}
+	if hl, ok := launcher.(addressTaker); ok {
+		// Members come and go (enable-ha): the agents learn the addresses without restarting.
+		workers = append(workers, func(ctx context.Context) { mgr.followAddresses(ctx, hl) })
+	}
+	var wg sync.WaitGroup
+	for _, run := range workers {
+		wg.Go(func() { run(ctx) })
+	}
+	wg.Wait()
+}
+
+// addressTaker is an agent launcher that can be told the controller's addresses.
+type addressTaker interface {
+	SetAPIAddrs(addrs []string) error
+}
+
 // startAgents returns what starts the local provider's agents: the agent host process
-// (cfg.AgentHostBinary), or a runner in this process. stop waits for in-process agents to
-// end (ctx ended) and lets an agent host go on without the controller.
-func startAgents(ctx context.Context, cfg Config, conn *grpc.ClientConn, apiAddr string) (local.Launcher, func(), error) {
+// (cfg.AgentHostBinary) of the cloud directory, or a runner in this process. stop waits for
+// in-process agents to end (ctx ended) and lets an agent host go on without the controller.
+func startAgents(ctx context.Context, cfg Config, conn *grpc.ClientConn, cloudDir string, apiAddrs []string) (local.Launcher, func(), error) {
 	rc := agent.RunnerConfig{ToolsBinary: cfg.AgentBinary, HookTimeout: cfg.HookTimeout, LeaseDuration: cfg.LeaseDuration}
 	if cfg.AgentHostBinary == "" {
 		runner := agent.NewRunner(ctx, conn, cfg.Log, rc)
 		return runner, runner.Wait, nil
 	}
-	command := []string{cfg.AgentHostBinary, "agents", "--data-dir", cfg.DataDir, "--api-addr", apiAddr,
+	command := []string{cfg.AgentHostBinary, "agents", "--data-dir", cloudDir, "--api-addr", strings.Join(apiAddrs, ","),
 		"--tools-binary", rc.ToolsBinary}
 	if rc.HookTimeout > 0 {
 		command = append(command, "--hook-timeout", rc.HookTimeout.String())
@@ -247,7 +290,7 @@ func startAgents(ctx context.Context, cfg Config, conn *grpc.ClientConn, apiAddr
 	if rc.LeaseDuration > 0 {
 		command = append(command, "--lease-duration", rc.LeaseDuration.String())
 	}
-	l, err := host.NewLauncher(ctx, host.LauncherConfig{DataDir: cfg.DataDir, APIAddrs: []string{apiAddr}, Command: command, Log: cfg.Log})
+	l, err := host.NewLauncher(ctx, host.LauncherConfig{DataDir: cloudDir, APIAddrs: apiAddrs, Command: command, Log: cfg.Log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -255,20 +298,36 @@ func startAgents(ctx context.Context, cfg Config, conn *grpc.ClientConn, apiAddr
 }
 
 // initialise bootstraps the store on first start and returns the bootstrap info to publish.
-func initialise(ctx context.Context, s *state.State, cfg Config, caPEM []byte) (bootstrap.Info, error) {
-	if _, err := s.Controller(ctx); err == nil {
-		// A restart: keep the published credential.
+// It refuses a store that holds another controller than the member's.
+func initialise(ctx context.Context, s *state.State, cfg Config, caPEM []byte, m *member) (bootstrap.Info, error) {
+	ctrl, err := s.Controller(ctx)
+	if err == nil {
+		if err := m.checkController(ctrl.Uuid, cfg); err != nil {
+			return bootstrap.Info{}, err
+		}
 		info, err := bootstrap.ReadInfo(cfg.DataDir)
+		if errors.Is(err, os.ErrNotExist) && m.joining() {
+			// A new member: no admin password here (bootstrap.json of the first member is
+			// what juju bootstrap reads), only what this member publishes.
+			return bootstrap.Info{ControllerUUID: ctrl.Uuid, CACert: string(caPEM), AdminTag: apiserver.AdminTag}, nil
+		}
 		if err != nil {
+			// A restart: keep the published credential.
 			return info, fmt.Errorf("controller already initialised but %s unreadable: %w", bootstrap.InfoFile, err)
 		}
 		return info, nil
+	}
+	if !errors.Is(err, apierr.NotFound) {
+		return bootstrap.Info{}, err
+	}
+	if m.joining() || m.ident != nil {
+		return bootstrap.Info{}, fmt.Errorf("the store holds no controller, but this member (%s) belongs to controller %s", cfg.DataDir, m.controllerUUID())
 	}
 	password, err := state.NewPassword()
 	if err != nil {
 		return bootstrap.Info{}, err
 	}
-	ctrl, err := s.Bootstrap(ctx, state.BootstrapArgs{
+	ctrl, err = s.Bootstrap(ctx, state.BootstrapArgs{
 		ControllerName: cfg.ControllerName, AdminPasswordHash: state.HashPassword(password),
 		Cloud: "localhost", Region: "localhost", Base: base.DefaultLTS.DisplayString(),
 		ModelDefaults: cfg.ModelDefaults,

@@ -1,5 +1,6 @@
 // Package store starts or connects to the etcd that holds the controller's state: an embedded
-// single-node etcd in the data directory by default, or an existing cluster.
+// etcd member in the data directory by default (alone, or one of the controller members'
+// cluster, see cluster.go), or an existing cluster.
 //
 // The store is the controller's alone. The embedded etcd serves its client and peer URLs on
 // loopback only over mutual TLS: it accepts only clients whose certificate its CA signed, and
@@ -16,7 +17,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
@@ -32,6 +32,8 @@ type Store struct {
 	Client *clientv3.Client
 	etcd   *embed.Etcd
 	certs  bootstrap.EtcdCerts
+	// name and peerURL are the embedded member's.
+	name, peerURL string
 }
 
 // TLSFiles are a client's TLS material for an etcd cluster: the CA that signed the servers'
@@ -62,20 +64,114 @@ type EmbeddedOptions struct {
 	NoFsync bool
 	// CADir holds the CA (bootstrap.CACertFile, bootstrap.CAKeyFile) that signs the store's
 	// certificates: the controller's data directory. Empty: a CA of the store's own in
-	// <dir>/tls (tests, benchmarks).
+	// <dir>/tls (tests, benchmarks). Members of one cluster need the same CA: they trust
+	// each other's peer certificates through it.
 	CADir string
+	// Name is the etcd member's name, unique in its cluster. Empty: the name the member
+	// had (recorded in <dir>/urls.json), else DefaultMemberName, the bootstrap member's.
+	Name string
 }
 
-// StartEmbedded starts a single-node etcd in dir (created 0700) and returns a client over
-// loopback. Client and peer URLs take only mutual TLS, with certificates issued on first start
-// into <dir>/tls (0700, files 0600) by the CA of opts.CADir.
-// Election timing is short because one member has no peer to time out: ready in tens of ms.
+// DefaultMemberName is the etcd name of the bootstrap member; data directories made before
+// members had names hold a member of this name.
+const DefaultMemberName = "jujud"
+
+// Raft timing of every embedded member: a heartbeat each tickMs, an election when a follower
+// has heard no leader for electionMs (etcd draws the real timeout between electionMs and
+// twice that, so that followers do not all campaign at once). A killed leader is replaced
+// within 0.75-1.5 s plus a vote round trip; a stopped one hands its leadership over at once.
+// 750 ms is 15 heartbeats: a member of a loaded 2-core host must stall for that long before a
+// healthy leader is voted out, and pre-vote (on by default) keeps a member that merely
+// stalled from deposing it. The same values for a single member: it may become a cluster's
+// first member later, without a restart, and members with different timing flap (a leader
+// with a short timeout steps down whenever its peers answer its heartbeats late). The cost:
+// a single member waits for its random part at start, 0.3 s more than with 10/100 ms on
+// average.
+const (
+	tickMs     = 50
+	electionMs = 750
+)
+
+// StartEmbedded starts the etcd member in dir (created 0700) and returns a client of it over
+// loopback. A new dir gets a new single-member cluster; an existing one restarts its member,
+// alone or in a cluster (see JoinEmbedded). Client and peer URLs take only mutual TLS, with
+// certificates issued on first start into <dir>/tls (0700, files 0600) by the CA of
+// opts.CADir. The URLs are picked on first start and kept in <dir>/urls.json: peers know a
+// member by them. A restart whose recorded port is taken fails if the member has peers; a
+// lone member moves to new ports.
 func StartEmbedded(ctx context.Context, dir string, opts EmbeddedOptions) (*Store, error) {
+	certs, err := prepareDir(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := readURLs(dir)
+	if err != nil {
+		return nil, err
+	}
+	name, err := memberName(dir, opts, saved)
+	if err != nil {
+		return nil, err
+	}
+	if saved != nil && !hasMember(dir) {
+		// Recorded only by a first start that succeeded, or by a join before its add.
+		return nil, fmt.Errorf("%s records etcd member %s but %s holds no data of it: a join that did not finish; join again", filepath.Join(dir, urlsFile), name, dir)
+	}
+	if saved != nil {
+		saved.Name = name
+		s, err := startStore(ctx, dir, opts, certs, *saved, "")
+		if err == nil || !addrInUse(err) {
+			return s, err
+		}
+		peers, perr := storedMembers(dir)
+		if perr != nil {
+			return nil, fmt.Errorf("%w (and %v)", err, perr)
+		}
+		if peers > 1 {
+			return nil, fmt.Errorf("cannot keep etcd member %s's URLs (client %s, peer %s, recorded in %s): its %d-member cluster knows it by them: %w; free the port",
+				name, saved.Client, saved.Peer, filepath.Join(dir, urlsFile), peers, err)
+		}
+		// A lone member: nobody knows its URLs, so new ones do (as before urls.json).
+	} else if hasMember(dir) {
+		// A member from before urls.json: new ports are fine for a lone one only.
+		peers, err := storedMembers(dir)
+		if err != nil {
+			return nil, err
+		}
+		if peers > 1 {
+			return nil, fmt.Errorf("the etcd member in %s belongs to a %d-member cluster but has no %s: its URLs are lost; remove it from the cluster and join again", dir, peers, urlsFile)
+		}
+	}
+	var lastErr error
+	// A free port can be taken between probing and binding; try a few times.
+	for attempt := 0; attempt < 5; attempt++ {
+		m, err := newMemberURLs(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := startStore(ctx, dir, opts, certs, m, "")
+		if err == nil {
+			if err := writeURLs(dir, m); err != nil {
+				s.Close()
+				return nil, err
+			}
+			return s, nil
+		}
+		lastErr = err
+		if !addrInUse(err) {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// prepareDir creates dir (0700) and the member's certificates, issued by the CA of
+// opts.CADir.
+func prepareDir(dir string, opts EmbeddedOptions) (bootstrap.EtcdCerts, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating etcd data dir: %w", err)
+		return bootstrap.EtcdCerts{}, fmt.Errorf("creating etcd data dir: %w", err)
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("securing etcd data dir: %w", err)
+		return bootstrap.EtcdCerts{}, fmt.Errorf("securing etcd data dir: %w", err)
 	}
 	caDir := opts.CADir
 	if caDir == "" {
@@ -83,51 +179,60 @@ func StartEmbedded(ctx context.Context, dir string, opts EmbeddedOptions) (*Stor
 	}
 	certs, err := bootstrap.EnsureEtcdCerts(caDir, filepath.Join(dir, "tls"))
 	if err != nil {
-		return nil, fmt.Errorf("issuing the store's certificates: %w", err)
+		return certs, fmt.Errorf("issuing the store's certificates: %w", err)
 	}
-	var lastErr error
-	// A free port can be taken between probing and binding; try a few times.
-	for attempt := 0; attempt < 5; attempt++ {
-		s, err := startEmbedded(ctx, dir, opts, certs)
-		if err == nil {
-			return s, nil
-		}
-		lastErr = err
-		if !strings.Contains(err.Error(), "address already in use") {
-			break
-		}
-	}
-	return nil, lastErr
+	return certs, nil
 }
 
-func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions, certs bootstrap.EtcdCerts) (*Store, error) {
-	clientURL, err := freeLoopbackURL()
+// startStore starts the member and connects a client to it. initialCluster is empty for a
+// new single-member cluster or a restart, else the cluster the member joins.
+func startStore(ctx context.Context, dir string, opts EmbeddedOptions, certs bootstrap.EtcdCerts, m memberURLs, initialCluster string) (*Store, error) {
+	e, err := startMember(ctx, dir, opts, certs, m, initialCluster)
 	if err != nil {
 		return nil, err
 	}
-	peerURL, err := freeLoopbackURL()
+	s, err := newStore(ctx, e, certs, m)
 	if err != nil {
+		e.Close()
 		return nil, err
+	}
+	return s, nil
+}
+
+func startMember(ctx context.Context, dir string, opts EmbeddedOptions, certs bootstrap.EtcdCerts, m memberURLs, initialCluster string) (*embed.Etcd, error) {
+	clientURL, err := url.Parse(m.Client)
+	if err != nil {
+		return nil, fmt.Errorf("etcd client URL %q: %w", m.Client, err)
+	}
+	peerURL, err := url.Parse(m.Peer)
+	if err != nil {
+		return nil, fmt.Errorf("etcd peer URL %q: %w", m.Peer, err)
 	}
 	cfg := embed.NewConfig()
-	cfg.Name = "jujud"
+	cfg.Name = m.Name
 	cfg.Dir = filepath.Join(dir, "member")
-	cfg.TickMs = 10
-	cfg.ElectionMs = 100
+	cfg.TickMs = tickMs
+	cfg.ElectionMs = electionMs
 	cfg.LogLevel = "error"
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.UnsafeNoFsync = opts.NoFsync
-	cfg.ListenClientUrls = []url.URL{clientURL}
-	cfg.AdvertiseClientUrls = []url.URL{clientURL}
-	cfg.ListenPeerUrls = []url.URL{peerURL}
-	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.ListenClientUrls = []url.URL{*clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
+	cfg.ListenPeerUrls = []url.URL{*peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
+	// On a restart etcd ignores the initial cluster: the member's data says which it is in.
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	if initialCluster != "" {
+		cfg.InitialCluster = initialCluster
+		cfg.ClusterState = embed.ClusterStateFlagExisting
+	}
 	cfg.AutoCompactionMode = "periodic"
 	cfg.AutoCompactionRetention = "1h"
 	cfg.MaxTxnOps = MaxTxnOps
 	// Mutual TLS on both URLs: a client or peer without a certificate of the CA fails the
-	// handshake. The peer URL is bound to loopback too, and a single member never dials it.
+	// handshake. The server certificate is also the member's client certificate towards its
+	// peers (it has both usages), so members of one CA trust each other and nobody else.
 	tlsInfo := transport.TLSInfo{
 		CertFile: certs.ServerCert, KeyFile: certs.ServerKey, TrustedCAFile: certs.CA, ClientCertAuth: true,
 	}
@@ -139,6 +244,7 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions, certs 
 	}
 	select {
 	case <-e.Server.ReadyNotify():
+		return e, nil
 	case err := <-e.Err():
 		e.Close()
 		return nil, fmt.Errorf("starting embedded etcd: %w", err)
@@ -149,14 +255,19 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions, certs 
 		e.Close()
 		return nil, ctx.Err()
 	}
+}
+
+// newStore connects a client to the member e, and to it only: a member cut off from its
+// cluster's majority then sees its own reads and writes fail, rather than being served by
+// the others.
+func newStore(ctx context.Context, e *embed.Etcd, certs bootstrap.EtcdCerts, m memberURLs) (*Store, error) {
 	// A loopback TCP client rather than etcd's in-process one: the in-process client can
 	// deadlock for good when many watches are cancelled at once on its shared stream (etcd
 	// issues #18879, #20716), and agents' watches come and go by the thousand.
 	// One TLS handshake per client, then one HTTP/2 connection: no cost per request.
-	s := &Store{etcd: e, certs: certs}
+	s := &Store{etcd: e, certs: certs, name: m.Name, peerURL: m.Peer}
 	tlsCfg, err := clientTLS(s.ClientTLS())
 	if err != nil {
-		e.Close()
 		return nil, err
 	}
 	cli, err := clientv3.New(clientv3.Config{
@@ -164,7 +275,6 @@ func startEmbedded(ctx context.Context, dir string, opts EmbeddedOptions, certs 
 		DialOptions: clientDialOptions(),
 	})
 	if err != nil {
-		e.Close()
 		return nil, fmt.Errorf("connecting to embedded etcd: %w", err)
 	}
 	s.Client = cli
@@ -277,15 +387,41 @@ func (s *Store) ClientTLS() TLSFiles {
 	return TLSFiles{CA: s.certs.CA, Cert: s.certs.ClientCert, Key: s.certs.ClientKey}
 }
 
-// Close closes the client and stops the embedded server, if any.
+// Close closes the client and stops the embedded server, if any. A leader of a cluster
+// first hands its leadership over (see handOver).
 func (s *Store) Close() error {
 	err := s.Client.Close()
 	if s.etcd != nil {
+		if !s.handOver() {
+			// etcd's own hand-over, in Close, would wait up to 6.5 s for a peer that died a
+			// moment ago: none then, as when the process is killed.
+			s.etcd.Server.HardStop()
+		}
 		s.etcd.Close()
 	}
 	return err
 }
 
+// newMemberURLs picks a free loopback port for each of a member's URLs, holding the first
+// while picking the second so that they differ.
+func newMemberURLs(name string) (memberURLs, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return memberURLs{}, fmt.Errorf("finding a free port: %w", err)
+		}
+		ls = append(ls, l)
+	}
+	return memberURLs{Name: name, Client: "https://" + ls[0].Addr().String(), Peer: "https://" + ls[1].Addr().String()}, nil
+}
+
+// freeLoopbackURL is an https URL on a loopback port that was free a moment ago.
 func freeLoopbackURL() (url.URL, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,8 @@ type Factory struct {
 	flags   *pflag.FlagSet
 	mu      sync.Mutex
 	clients map[string]*client.Client
+	// degraded: the controller's degraded warning is printed once per command, not per call.
+	degraded sync.Once
 }
 
 // Dial timeouts used by the factory's clients.
@@ -213,6 +216,7 @@ func (f *Factory) connect(ctx context.Context, name string) (*client.Client, err
 	}
 	for i := range configs {
 		configs[i].Timeout, configs[i].DialTimeout = callTimeout, dialTimeout
+		configs[i].OnDegraded = f.warnDegraded
 	}
 	// Every address the store knows, staggered, each within dialTimeout: a controller that
 	// moved or lost one of its HA members is still reached through the others.
@@ -220,8 +224,34 @@ func (f *Factory) connect(ctx context.Context, name string) (*client.Client, err
 	if err != nil {
 		return nil, err
 	}
+	f.rememberEndpoints(name, c.Endpoint(), c.LoginVersion().GetApiAddresses())
 	f.clients[name] = c
 	return c, nil
+}
+
+// rememberEndpoints makes controllers.yaml list the API addresses the controller gave at login
+// (every member's), the address that answered first, as Juju keeps them: the next connection
+// tries every member and starts with one that answered. No extra call: they come with the login.
+// Best effort: a store that cannot be written keeps its list, which works while any of its
+// addresses does.
+func (f *Factory) rememberEndpoints(name, dialled string, addrs []string) {
+	if len(addrs) == 0 {
+		return // a controller without members reports none
+	}
+	eps := append([]string{dialled}, slices.DeleteFunc(slices.Clone(addrs), func(a string) bool { return a == dialled })...)
+	_ = f.Store.ModifyController(name, func(d *ControllerDetails) bool {
+		if slices.Equal(d.APIEndpoints, eps) {
+			return false
+		}
+		d.APIEndpoints = eps
+		return true
+	})
+}
+
+// warnDegraded says on stderr that the controller answering is degraded: what it shows may be
+// stale, and what would change something is refused (apierr.NoQuorum, an ERROR of its own).
+func (f *Factory) warnDegraded(reason string) {
+	f.degraded.Do(func() { f.IO.Warningf("controller degraded: %s", reason) })
 }
 
 // endpointConfigs are the client configurations of the named controller, one per API endpoint

@@ -3,10 +3,13 @@ package cmdutil
 import (
 	"context"
 	"errors"
+	"net"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
 
+	"github.com/jujuclone/juju/internal/testutil/deadaddr"
 	"github.com/jujuclone/juju/output"
 )
 
@@ -116,5 +119,42 @@ func TestSplitModel(t *testing.T) {
 		if c != want[0] || m != want[1] {
 			t.Errorf("SplitModel(%q) = %q, %q; want %q", in, c, m, want)
 		}
+	}
+}
+
+// The login (Version) gives every member's API address: the store keeps them for the next
+// connection, the one that answered first, and forgets addresses that are no member's. No
+// members (a controller that cannot have more than one) leaves the store as it was.
+func TestConnectRemembersEndpoints(t *testing.T) {
+	members := &fakeMembers{}
+	srv := startAPIServer(t, members)
+	_, port, _ := net.SplitHostPort(srv.addr)
+	other := "127.0.0.1:1" // another member, down
+	refused := deadaddr.Refused(t)
+	for _, tt := range []struct {
+		name      string
+		reported  []string
+		endpoints []string
+		want      []string
+	}{
+		{"members", []string{srv.addr, other}, []string{refused, srv.addr}, []string{srv.addr, other}},
+		{"serving first", []string{other, srv.addr}, []string{srv.addr}, []string{srv.addr, other}},
+		{"dialled by another name", []string{srv.addr, other}, []string{"localhost:" + port}, []string{"localhost:" + port, srv.addr, other}},
+		{"no members", nil, []string{refused, srv.addr}, []string{refused, srv.addr}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			members.addrs = tt.reported
+			f := srv.factory(t, tt.endpoints)
+			if _, err := f.Client(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			d, err := f.Store.ControllerByName("local")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.APIEndpoints, tt.want) {
+				t.Errorf("api-endpoints = %q, want %q", d.APIEndpoints, tt.want)
+			}
+		})
 	}
 }

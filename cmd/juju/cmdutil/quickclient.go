@@ -2,38 +2,31 @@ package cmdutil
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/client"
 )
 
-// QuickCall runs call with a client of the named controller whose connection is made by the
-// call itself. Unlike Connect there is no separate login check (Dial's Version call), so ctx's
-// deadline alone bounds dial, TLS handshake and call: shell completion gives it a fraction of a
-// second. The endpoints are tried in turn while the controller cannot be reached and ctx allows.
+// QuickCall runs call with a client of the named controller whose connection is made without
+// Connect's login check (Dial's Version call), so ctx's deadline alone bounds dial, TLS
+// handshake and call: shell completion gives it a fraction of a second. The endpoints are
+// tried as Connect tries them, each DialInterval after the previous one or as soon as it
+// failed, so a dead or silent first endpoint costs a moment, not the whole deadline; call
+// runs once, on the first connection made.
 func (f *Factory) QuickCall(ctx context.Context, controller string, call func(context.Context, *client.Client) error) error {
 	configs, err := f.endpointConfigs(controller)
 	if err != nil {
 		return err
 	}
-	var lastErr error
-	for _, cfg := range configs {
-		conn, err := client.NewConn(cfg)
-		if err != nil {
-			return err
-		}
-		lastErr = call(ctx, client.NewFromConn(conn, cfg))
-		_ = conn.Close()
-		if lastErr == nil || !errors.Is(lastErr, apierr.Unavailable) || ctx.Err() != nil {
-			return lastErr
-		}
+	c, err := client.ConnectAny(ctx, configs)
+	if err != nil {
+		return err
 	}
-	return lastErr
+	defer c.Close()
+	return call(ctx, c)
 }
 
 // CompletionSource is what shell completion reads through the factory: the local client store,
@@ -83,6 +76,20 @@ func (s CompletionSource) Timeout() time.Duration {
 		return 0
 	}
 	return d
+}
+
+// ControllerMembers lists the ids of the controller's members, from one ControllerMembers call
+// bounded by ctx.
+func (s CompletionSource) ControllerMembers(ctx context.Context, controller string) ([]string, error) {
+	var ids []string
+	err := s.f.QuickCall(ctx, controller, func(ctx context.Context, c *client.Client) error {
+		members, _, err := c.ControllerMembers(ctx)
+		for _, m := range members {
+			ids = append(ids, m.GetId())
+		}
+		return err
+	})
+	return ids, err
 }
 
 // Names lists the names of one kind starting with prefix, from one CompleteNames call bounded

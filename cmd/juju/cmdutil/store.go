@@ -37,6 +37,13 @@ type ControllerDetails struct {
 	DataDir string `yaml:"data-dir,omitempty"`
 	// PIDFile holds the process id of a local controller's jujud.
 	PIDFile string `yaml:"pid-file,omitempty"`
+	// ControllerMachineCount and ActiveControllerMachineCount are the controller's members
+	// and how many of them take part in HA, as last seen (Juju's keys): "juju controllers"
+	// shows them without connecting.
+	ControllerMachineCount       int `yaml:"controller-machine-count"`
+	ActiveControllerMachineCount int `yaml:"active-controller-machine-count"`
+	// MachineCount is how many machines the controller's models had, as last seen.
+	MachineCount *int `yaml:"machine-count,omitempty"`
 }
 
 // AccountDetails is the credential used with a controller.
@@ -207,6 +214,28 @@ func (s *Store) UpdateController(name string, d ControllerDetails) error {
 	return s.updateControllers(func(f *controllersFile) error {
 		f.Controllers[name] = d
 		return nil
+	})
+}
+
+// ModifyController changes a known controller's details in one locked read-modify-write, so
+// that what other juju processes wrote meanwhile is kept; fn reports whether it changed
+// anything (nothing is written otherwise). The error wraps apierr.NotFound when the controller
+// is unknown.
+func (s *Store) ModifyController(name string, fn func(d *ControllerDetails) bool) error {
+	return s.locked(func() error {
+		f, err := s.controllers()
+		if err != nil {
+			return err
+		}
+		d, ok := f.Controllers[name]
+		if !ok {
+			return apierr.Errorf(apierr.NotFound, "controller %q not found", name)
+		}
+		if !fn(&d) {
+			return nil
+		}
+		f.Controllers[name] = d
+		return s.write(controllersYAML, f)
 	})
 }
 

@@ -340,6 +340,9 @@ func recordController(ctx context.Context, opts *bootstrapOptions, dir string, p
 		AgentVersion: v.GetVersion(),
 		DataDir:      dir,
 		PIDFile:      pidPath,
+		// One member, as Juju records its bootstrap machine: "juju controllers" says HA none.
+		ControllerMachineCount:       1,
+		ActiveControllerMachineCount: 1,
 	}); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -214,13 +215,36 @@ func plural(n int) string {
 	return "s"
 }
 
-// stopController stops a local controller's jujud, then its agent host (which jujud would
+// memberPIDs are the pids of the jujud of every member enable-ha added to a local controller.
+func memberPIDs(d *cmdutil.ControllerDetails) []int {
+	if d.DataDir == "" {
+		return nil
+	}
+	dirs, _ := filepath.Glob(filepath.Join(d.DataDir, "members", "*"))
+	var pids []int
+	for _, dir := range dirs {
+		if pid := readPID(filepath.Join(dir, pidFile)); pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stopController stops a local controller's jujud (every member's), then its agent host (which jujud would
 // start again), and deletes its data; a controller the store has no process or data
 // directory for is only forgotten.
 func stopController(ctx context.Context, kill *killControllerOptions, d *cmdutil.ControllerDetails) error {
 	if pid := controllerPID(d); pid > 0 && kill.Alive(pid) {
 		if err := stopProcess(ctx, kill, pid); err != nil {
 			return err
+		}
+	}
+	// The members enable-ha added live in members/<id> of the controller's directory.
+	for _, pid := range memberPIDs(d) {
+		if kill.Alive(pid) {
+			if err := stopProcess(ctx, kill, pid); err != nil {
+				return err
+			}
 		}
 	}
 	// SIGTERM: the host stops its agents, and they their hooks.

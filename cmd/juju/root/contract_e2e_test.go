@@ -146,6 +146,14 @@ func contractRows(charms string) []contractRow {
 		{args: []string{"version"}, stdout: everyLine(`^3\.6\.\d+-[^-\s]+-[^-\s]+$`)},
 		{args: []string{"version", "--all"}, formats: true},
 		{args: []string{"controllers"}, formats: true},
+		{args: []string{"controllers", "--refresh"}, formats: true},
+		{args: []string{"show-controller"}, formats: true},
+		{args: []string{"show-controller", "local", "--show-password"}, formats: true},
+		{args: []string{"show-controller", "nope", "--format", "json"}, code: 1},
+		// One member asked for, one member kept: nothing is started.
+		{args: []string{"enable-ha", "-n", "1"}, formats: true},
+		{args: []string{"remove-controller-member", "9"}, code: 1}, // no terminal to confirm on: --no-prompt is required
+		{args: []string{"remove-controller-member", "9", "--no-prompt"}, code: 1},
 		{args: []string{"switch"}, stdout: exactly("local:admin/default\n")},
 		{args: []string{"whoami"}, formats: true},
 		{args: []string{"add-model", "scratch"}, stdout: noStdout},
@@ -592,6 +600,14 @@ func TestContractUsageErrors(t *testing.T) {
 		{args: []string{"add-ssh-key", "not a key"}, stderr: `cannot add key "not a key": invalid ssh key: not a key`},
 		{args: []string{"remove-ssh-key"}, stderr: "no ssh key id specified"},
 		{args: []string{"ssh-keys", "x"}},
+		{args: []string{"enable-ha", "-n", "2"}, stderr: "must specify a number of controllers odd and non-negative"},
+		{args: []string{"enable-ha", "-n", "-1"}, stderr: "must specify a number of controllers odd and non-negative"},
+		{args: []string{"enable-ha", "-n", "0"}, stderr: "-n 0 not valid: leave -n out for the default number of controllers"},
+		{args: []string{"enable-ha", "-n", "x"}},
+		{args: []string{"enable-ha", "3"}, stderr: `unrecognized args: ["3"]`},
+		{args: []string{"remove-controller-member"}, stderr: "no controller member specified"},
+		{args: []string{"remove-controller-member", "x"}, stderr: `invalid controller member id "x"`},
+		{args: []string{"remove-controller-member", "1", "2"}, stderr: `unrecognized args: ["2"]`},
 	}
 	for _, c := range liveCommands(t) {
 		args := strings.Fields(c.Name)

@@ -63,7 +63,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	if n := killOrphans(cfg.DataDir); n > 0 {
 		cfg.Log.Warn("agent host: killed processes of hooks the previous host left behind", "count", n)
 	}
-	conn, err := client.NewAgentConn(cfg.APIAddrs, cfg.CACert)
+	conn, setAddrs, err := client.NewUpdatableAgentConn(cfg.APIAddrs, cfg.CACert)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	runner := agent.NewRunner(ctx, conn, cfg.Log, cfg.Runner)
-	h := &host{cfg: cfg, runner: runner, stop: stop}
+	h := &host{cfg: cfg, runner: runner, stop: stop, setAddrs: setAddrs, addrs: cfg.APIAddrs}
 	go h.accept(ctx, lis)
 	go h.watchDataDir(ctx)
 	cfg.Log.Info("agent host ready", "pid", os.Getpid(), "api", cfg.APIAddrs)
@@ -88,6 +88,10 @@ type host struct {
 	runner *agent.Runner
 	stop   context.CancelFunc
 	conns  sync.WaitGroup
+	// setAddrs changes the addresses the agents' connection uses; addrs are the current ones.
+	setAddrs func([]string)
+	addrsMu  sync.Mutex
+	addrs    []string
 }
 
 func (h *host) accept(ctx context.Context, lis net.Listener) {
@@ -123,7 +127,9 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 	var resp response
 	switch req.Op {
 	case opHello:
-		resp.PID, resp.APIAddrs = os.Getpid(), h.cfg.APIAddrs
+		h.addrsMu.Lock()
+		resp.PID, resp.APIAddrs = os.Getpid(), h.addrs
+		h.addrsMu.Unlock()
 		if writeMsg(conn, resp) != nil {
 			return
 		}
@@ -146,6 +152,16 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 		} else {
 			h.runner.StopTree(req.Dir)
 		}
+	case opSetAddrs:
+		if len(req.Addrs) == 0 {
+			resp.Error = "no API addresses"
+			break
+		}
+		h.addrsMu.Lock()
+		h.addrs = req.Addrs
+		h.addrsMu.Unlock()
+		h.setAddrs(req.Addrs)
+		h.cfg.Log.Info("agent host: the controller's API addresses changed", "api", req.Addrs)
 	case opShutdown:
 		h.cfg.Log.Info("agent host: shutting down at the controller's request")
 		h.stop()

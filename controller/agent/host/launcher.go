@@ -103,6 +103,33 @@ func (l *Launcher) StartMachineAgent(dir string) error {
 	return l.send(request{Op: opStart, Dir: dir})
 }
 
+// SetAPIAddrs gives the host's agents the controller's addresses now (members added or
+// removed); a host started later gets them too.
+func (l *Launcher) SetAPIAddrs(addrs []string) error {
+	l.mu.Lock()
+	same := slices.Equal(addrs, l.cfg.APIAddrs)
+	l.cfg.APIAddrs = slices.Clone(addrs)
+	l.mu.Unlock()
+	if same {
+		return nil
+	}
+	return l.send(request{Op: opSetAddrs, Addrs: addrs})
+}
+
+// setAddrs tells a host the addresses before it is marked up (connect).
+func (l *Launcher) setAddrs(addrs []string) error {
+	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
+	defer cancel()
+	var resp response
+	if err := call(ctx, l.cfg.DataDir, request{Op: opSetAddrs, Addrs: addrs}, &resp); err != nil {
+		return err
+	}
+	if resp.Error != "" {
+		return errors.New(resp.Error)
+	}
+	return nil
+}
+
 // StopTree asks the host to stop the agents of dir and below.
 func (l *Launcher) StopTree(dir string) {
 	dir = filepath.Clean(dir)
@@ -143,7 +170,15 @@ func (l *Launcher) send(req request) error {
 // connect says hello to the running host, or starts one and waits for its hello.
 func (l *Launcher) connect() (net.Conn, error) {
 	if conn, addrs, err := l.hello(l.ctx); err == nil {
-		if len(l.cfg.APIAddrs) == 0 || slices.Equal(addrs, l.cfg.APIAddrs) {
+		l.mu.Lock()
+		want := l.cfg.APIAddrs
+		l.mu.Unlock()
+		if len(want) == 0 || slices.Equal(addrs, want) {
+			l.markUp()
+			return conn, nil
+		}
+		// A host that takes new addresses keeps its agents (and their hooks) running.
+		if err := l.setAddrs(want); err == nil {
 			l.markUp()
 			return conn, nil
 		}
@@ -163,8 +198,17 @@ func (l *Launcher) connect() (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
 	defer cancel()
 	for {
-		conn, _, err := l.hello(ctx)
+		conn, addrs, err := l.hello(ctx)
 		if err == nil {
+			l.mu.Lock()
+			want := l.cfg.APIAddrs
+			l.mu.Unlock()
+			if len(want) > 0 && !slices.Equal(addrs, want) {
+				// Started from the command line of an earlier address list.
+				if err := l.setAddrs(want); err != nil {
+					l.cfg.Log.Warn("agent host: giving it the controller's addresses", "err", err)
+				}
+			}
 			l.markUp()
 			return conn, nil
 		}

@@ -34,11 +34,16 @@ const (
 	opStart    = "start"     // start the machine agent of Dir
 	opStopTree = "stop-tree" // stop the agents of Dir and below
 	opShutdown = "shutdown"  // stop every agent and exit
+	// opSetAddrs gives the agents the controller's API addresses now (Addrs): members came
+	// or went (enable-ha), and no agent needs to restart for it.
+	opSetAddrs = "set-addrs"
 )
 
 type request struct {
 	Op  string `json:"op"`
 	Dir string `json:"dir,omitempty"`
+	// Addrs are the API addresses of opSetAddrs.
+	Addrs []string `json:"addrs,omitempty"`
 }
 
 type response struct {

@@ -186,6 +186,11 @@ func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Ins
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// An instance started but never recorded (the controller's workers changed owner in
+	// between) keeps its credential: the old owner's record may still land.
+	if c, err := agent.ReadConf(p.instanceDir(id)); err == nil && c.Password != "" && c.Tag == "machine-"+args.MachineID && c.Model == args.ModelUUID {
+		password = c.Password
+	}
 	addr, err := p.address(id)
 	if err != nil {
 		return state.Instance{}, "", err

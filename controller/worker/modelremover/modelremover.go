@@ -100,7 +100,11 @@ func (m *model) pass(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	switch {
-	case d.Removed && m.left.Dying:
+	case d.Removed && !m.left.Removed:
+		// Removed by this pass (the first one, too: a dying model with nothing left, or a
+		// member that takes over the workers after the model's last entity went), or just
+		// before it by a member that owned the workers and stopped before this step: what
+		// the controller keeps outside the store goes either way (Remove is idempotent).
 		m.log.Info("model-remover: model removed", "model", m.uuid)
 		if m.onRemoved != nil {
 			m.onRemoved(m.uuid)

@@ -198,3 +198,28 @@ func TestAliveModelIsLeftAlone(t *testing.T) {
 		t.Fatalf("model %s, machines %v", snap.Model.Life, snap.Machines)
 	}
 }
+
+// A model destroyed with nothing in it is removed by the pass that first sees it dying (as
+// after a takeover of the workers): its log goes too.
+func TestEmptyModelIsRemovedWithItsLog(t *testing.T) {
+	removed := make(chan string, 1)
+	run(t, modelremover.New(st, discard, func(uuid string) {
+		select {
+		case removed <- uuid:
+		default:
+		}
+	}).Run)
+	uuid := workertest.NewModel(t, st)
+	if _, err := st.DestroyModel(context.Background(), uuid, state.DestroyModelOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	workertest.Eventually(t, "model removed", gone(uuid))
+	select {
+	case got := <-removed:
+		if got != uuid {
+			t.Errorf("onRemoved(%q), want %q", got, uuid)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("onRemoved not called")
+	}
+}

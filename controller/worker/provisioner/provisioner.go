@@ -160,7 +160,18 @@ func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
 }
 
 // provision starts an instance for an alive machine without one (L-S provisioner).
+//
+// The controller's members take turns running the provisioner (package singular), so a pass
+// may find a machine half-way through its provisioning by an owner that died. Instance ids are
+// stable (local.InstanceID): starting the instance again for a machine whose instance was never
+// recorded takes the same directory, address and uid, and writes the agent configuration whose
+// password's hash is then recorded; no agent ran on the earlier one, since agents start only
+// once recorded. A machine recorded already only has its agent started (handle), which the
+// agent host ignores when that agent runs.
 func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
+	if err := ctx.Err(); err != nil {
+		return err // no longer this member's work: the next owner provisions the machine
+	}
 	inst, password, err := m.p.StartInstance(ctx, local.StartArgs{ModelUUID: m.uuid, MachineID: mc.Id, Constraints: mc.Constraints})
 	if err != nil {
 		// L-M5: recorded, visible in status, not retried until resolved.
@@ -169,7 +180,8 @@ func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
 		}
 		return nil
 	}
-	if err := m.st.SetProvisioned(ctx, m.uuid, mc.Id, inst, state.HashPassword(password)); err != nil {
+	hash := state.HashPassword(password)
+	if err := m.st.SetProvisioned(ctx, m.uuid, mc.Id, inst, hash); err != nil {
 		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
 			// The machine went dying (or away) meanwhile: release the instance nobody
 			// records, so the next pass finds a machine without instance to remove.
@@ -178,12 +190,34 @@ func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
 			}
 			return nil // the change that caused it brings the next pass
 		}
-		// Any other failure (a deadline, a controller stopping) may have come after the
-		// store committed: the instance stays, since the next pass either finds it recorded
-		// and starts its agent, or provisions the same instance again (its id is stable).
+		// Any other failure (a deadline, this member losing the workers mid-call) may have
+		// come after the store committed: the instance stays, since the next pass either
+		// finds it recorded and starts its agent, or provisions the same instance again (its
+		// id is stable). Whether it committed decides whether it was provisioned now;
+		// AlreadyExists says another owner's call recorded it, whatever the store holds.
+		if !errors.Is(err, apierr.AlreadyExists) && m.recorded(ctx, mc.Id, inst.ID, hash) {
+			m.provisioned(mc.Id, inst.ID)
+		}
 		return fmt.Errorf("recording instance: %w", err)
 	}
+	m.provisioned(mc.Id, inst.ID)
 	return m.startAgent(mc.Id, inst.ID)
+}
+
+// provisioned says, once per machine across the controller's members, that its instance is
+// recorded: only the call that recorded it says so (an end-to-end test counts these lines).
+func (m *model) provisioned(id, instanceID string) {
+	m.log.Info("machine provisioned", "model", m.uuid, "machine", id, "instance", instanceID)
+}
+
+// recorded reports whether the store holds this very provisioning of a machine (its instance
+// and the hash of the password just written), read afresh: the caller's context may have
+// ended, and the read decides nothing but a log line.
+func (m *model) recorded(ctx context.Context, id, instanceID, hash string) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	mc, err := m.st.Machine(ctx, m.uuid, id)
+	return err == nil && mc.InstanceId == instanceID && mc.PasswordHash == hash
 }
 
 func (m *model) startAgent(id, instanceID string) error {

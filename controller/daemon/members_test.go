@@ -1,0 +1,116 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/store"
+)
+
+// runFails runs a controller that must refuse to start, and returns its error.
+func runFails(t *testing.T, dir string, change func(*daemon.Config)) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := daemon.Config{
+		DataDir: dir, ControllerName: "test", APIAddr: "127.0.0.1:0", NoFsync: true, AgentBinary: jujucPath,
+		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Ready: func(bootstrap.Info) { t.Error("a controller that should refuse to start is serving") },
+	}
+	change(&cfg)
+	err := daemon.Run(ctx, cfg)
+	if err == nil {
+		t.Fatal("the controller started")
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("refusing took until the deadline: %v", err)
+	}
+	return err
+}
+
+// memberCount is how many controller members the store records.
+func memberCount(t *testing.T, ext *store.Store) int {
+	t.Helper()
+	ms, err := state.New(ext.Client).Members(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ms)
+}
+
+// A jujud pointed at a store that holds a controller it is not a member of refuses to serve it,
+// whether its data directory is fresh or belongs to another controller, and changes nothing.
+func TestMemberOfAnotherControllerIsRefused(t *testing.T) {
+	ext := externalStore(t)
+	_, info, _ := startControllerWith(t, ext)
+	if n := memberCount(t, ext); n != 1 {
+		t.Fatalf("%d members after bootstrap, want 1", n)
+	}
+
+	err := runFails(t, filepath.Join(t.TempDir(), "fresh"), func(cfg *daemon.Config) { useEtcd(cfg, ext) })
+	if !strings.Contains(err.Error(), "already holds controller "+info.ControllerUUID) || !strings.Contains(err.Error(), "enable-ha") {
+		t.Errorf("fresh member: %v", err)
+	}
+
+	other := filepath.Join(t.TempDir(), "other")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ident, _ := json.Marshal(map[string]string{"controller_uuid": "0e3c6a52-0000-4000-8000-000000000000", "id": "0"})
+	if err := os.WriteFile(filepath.Join(other, daemon.MemberFile), ident, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = runFails(t, other, func(cfg *daemon.Config) { useEtcd(cfg, ext) })
+	if !strings.Contains(err.Error(), "belongs to controller 0e3c6a52-0000-4000-8000-000000000000") {
+		t.Errorf("another controller's member: %v", err)
+	}
+	if n := memberCount(t, ext); n != 1 {
+		t.Errorf("%d members after the refusals, want 1", n)
+	}
+}
+
+// A new member that cannot reach any of the store's members gives up with a clear error and
+// leaves neither an etcd member nor a record behind.
+func TestMemberThatCannotReachTheClusterIsRefused(t *testing.T) {
+	_, info, dir := startController(t)
+	newDir := filepath.Join(t.TempDir(), "member")
+	if err := os.MkdirAll(newDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{bootstrap.CACertFile, bootstrap.CAKeyFile} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(newDir, f), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join, _ := json.Marshal(map[string]any{
+		"controller_uuid": info.ControllerUUID, "id": "9", "cloud_dir": dir,
+		"peers": []string{"https://127.0.0.1:1"}, "store_key": strings.Repeat("ab", 32),
+	})
+	if err := os.WriteFile(filepath.Join(newDir, daemon.JoinFile), join, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := runFails(t, newDir, func(*daemon.Config) {})
+	if !strings.Contains(err.Error(), "joining the controller's store") {
+		t.Errorf("unreachable cluster: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(newDir, "etcd", "member")); err == nil {
+		t.Error("the refused member left an etcd member directory")
+	}
+	if _, err := os.Stat(filepath.Join(newDir, daemon.MemberFile)); err == nil {
+		t.Error("the refused member recorded itself")
+	}
+}
