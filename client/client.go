@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -88,6 +90,9 @@ type Client struct {
 	dialer   *dialer
 	callOpts []grpc.CallOption
 
+	// loginDegraded is what the member said of its quorum at login ("" when it has it).
+	loginDegraded string
+
 	ctrl    jujupb.ControllerServiceClient
 	app     jujupb.ApplicationServiceClient
 	machine jujupb.MachineServiceClient
@@ -138,7 +143,41 @@ func DialAny(ctx context.Context, cfgs []Config) (*Client, error) {
 		_ = c.conn.Close()
 		return nil, err
 	}
+	if c.loginDegraded != "" && len(withDefaults) > 1 {
+		// A member cut off from its store's quorum takes no writes: another member that has
+		// the quorum serves the caller better, if one answers soon.
+		if other := dialHealthy(ctx, withDefaults, c.cfg.Endpoint); other != nil {
+			_ = c.conn.Close()
+			return other, nil
+		}
+	}
 	return c, nil
+}
+
+// dialHealthy connects to the addresses other than skip and returns a client logged in to a
+// member that is not degraded, or nil when none answers within a second.
+func dialHealthy(ctx context.Context, cfgs []Config, skip string) *Client {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var rest []Config
+	for _, cfg := range cfgs {
+		if cfg.Endpoint != skip {
+			cfg.DialTimeout = min(cfg.DialTimeout, time.Second)
+			rest = append(rest, cfg)
+		}
+	}
+	for len(rest) > 0 {
+		c, err := connectFirst(ctx, rest)
+		if err != nil {
+			return nil
+		}
+		if c.check(ctx) == nil && c.loginDegraded == "" {
+			return c
+		}
+		_ = c.conn.Close()
+		rest = slices.DeleteFunc(rest, func(cfg Config) bool { return cfg.Endpoint == c.cfg.Endpoint })
+	}
+	return nil
 }
 
 // ConnectAny is DialAny without the login check: the first connection made to any address, for
@@ -340,10 +379,16 @@ func (c *Client) check(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer cancel()
-	v, err := c.Version(withoutDegradedReport(ctx))
+	var md metadata.MD
+	v, err := invoke(withoutDegradedReport(ctx), c, func(ctx context.Context, req *jujupb.VersionRequest, opts ...grpc.CallOption) (*jujupb.VersionResponse, error) {
+		return c.ctrl.Version(ctx, req, append(opts, grpc.Header(&md))...)
+	}, &jujupb.VersionRequest{})
 	switch {
 	case err == nil:
 		c.login = v
+		if d := md.Get(MetadataDegraded); len(d) > 0 {
+			c.loginDegraded = d[0]
+		}
 		return nil
 	case errors.Is(err, apierr.Unavailable):
 		return err // mapErr already says why the controller cannot be reached

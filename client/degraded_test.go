@@ -135,3 +135,28 @@ func (headerStream) CloseSend() error               { return nil }
 func (headerStream) Context() context.Context       { return context.Background() }
 func (headerStream) SendMsg(any) error              { return nil }
 func (headerStream) RecvMsg(any) error              { return nil }
+
+// A client whose first address is a member without quorum moves to one that has it, when one
+// answers; with none, it stays where it logged in (its reads work, its writes are refused).
+func TestDialAnyPrefersAMemberWithQuorum(t *testing.T) {
+	ca := newTestCA(t)
+	degraded := startDegradedServer(t, ca, "no majority")
+	healthy, _ := startServer(t, ca)
+	cfg := func(ep string) Config { return userConfig(ep, ca) }
+	c, err := DialAny(context.Background(), []Config{cfg(degraded), cfg(healthy)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Endpoint() != healthy {
+		t.Errorf("logged in to %s, want the member with quorum %s", c.Endpoint(), healthy)
+	}
+	alone, err := DialAny(context.Background(), []Config{cfg(degraded)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	if alone.Endpoint() != degraded {
+		t.Errorf("logged in to %s, want %s", alone.Endpoint(), degraded)
+	}
+}

@@ -149,18 +149,7 @@ func (e *env) auditOffline(round int) {
 	}
 	defer st.Close()
 	s := state.New(st.Client)
-	models, err := s.ListModels(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, m := range models {
-		problems, err := s.Audit(ctx, m.Model.Uuid)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		for _, p := range problems {
-			e.t.Errorf("round %d: audit of model %s: %s", round, m.Model.Name, p)
-		}
+	for _, m := range e.auditModels(ctx, s, fmt.Sprintf("round %d: ", round)) {
 		machines, err := s.Machines(ctx, m.Model.Uuid)
 		if err != nil {
 			e.t.Fatal(err)

@@ -315,6 +315,17 @@ func TestHAJourney(t *testing.T) {
 	e.restartMember(stopped[1])
 	e.waitMembers(3)
 	e.waitUntil("front converged", allActive("front", 3))
+
+	// Down to one member: two etcd members leave the cluster, their processes stop, and the
+	// one left has the quorum alone.
+	if r := e.ok("enable-ha", "-n", "1"); !strings.Contains(r.stdout, "removing members: ") {
+		t.Errorf("enable-ha -n 1 said %q", r.stdout)
+	}
+	for id := range e.waitMembers(1) {
+		e.fails(1, "last member", "remove-controller-member", "--no-prompt", id)
+	}
+	e.ok("add-unit", "front")
+	e.waitUntil("front converged on one member", allActive("front", 4))
 }
 
 // waitFor polls cond for up to a minute (cond is a CLI call: each poll is real progress).
@@ -406,7 +417,12 @@ func (e *env) auditCluster() {
 		e.t.Fatalf("connecting to the cluster %v: %v", eps, err)
 	}
 	defer st.Close()
-	s := state.New(st.Client)
+	e.auditModels(ctx, state.New(st.Client), "")
+}
+
+// auditModels checks every model (state.Audit) and returns them.
+func (e *env) auditModels(ctx context.Context, s *state.State, label string) []state.ModelSummary {
+	e.t.Helper()
 	models, err := s.ListModels(ctx)
 	if err != nil {
 		e.t.Fatal(err)
@@ -417,7 +433,8 @@ func (e *env) auditCluster() {
 			e.t.Fatal(err)
 		}
 		for _, p := range problems {
-			e.t.Errorf("audit of model %s: %s", m.Model.Name, p)
+			e.t.Errorf("%saudit of model %s: %s", label, m.Model.Name, p)
 		}
 	}
+	return models
 }

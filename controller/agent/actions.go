@@ -431,7 +431,7 @@ func (q *taskQueue) finish(ctx context.Context, id string, out taskOutcome) (ref
 // transient errors are worth retrying later (the agent restarts); the others are the
 // controller's answer about the task.
 func transient(err error) bool {
-	return errors.Is(err, apierr.Unavailable) || errors.Is(err, apierr.Unauthenticated) ||
+	return errors.Is(err, apierr.Unavailable) || errors.Is(err, apierr.NoQuorum) || errors.Is(err, apierr.Unauthenticated) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, apierr.Contention)
 }
 

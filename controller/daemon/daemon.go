@@ -67,6 +67,9 @@ type Config struct {
 	// ModelDefaults are the controller's model defaults, stored at the first start (bootstrap
 	// --model-default); a restart keeps what the store holds.
 	ModelDefaults map[string]string
+	// MemberBinary is the jujud that enable-ha starts new members with (default: this
+	// executable).
+	MemberBinary string
 	// AgentHostBinary, when set, runs the local provider's agents apart from the controller,
 	// in `<AgentHostBinary> agents` (jujud), which outlives the controller (see package
 	// agent/host). Empty runs them as goroutines of this process (tests that need no more).
@@ -191,6 +194,9 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Stop()
 		return err
 	}
+	// Each member keeps the logs its agents sent; the model remover runs on one member only,
+	// so every member drops the logs of models that are gone by itself.
+	go pruneLogs(workCtx, s, logs, cfg.Log)
 	// The singular workers run on one member at a time: the one elected through the store.
 	workersDone := make(chan struct{})
 	go func() {
@@ -266,6 +272,32 @@ func runWorkers(ctx context.Context, cfg Config, m *member, s *state.State, mgr 
 		wg.Go(func() { run(ctx) })
 	}
 	wg.Wait()
+}
+
+// pruneLogs removes, at start and then every minute, the logs of models no longer in the store.
+func pruneLogs(ctx context.Context, s *state.State, logs *logsink.Sink, log *slog.Logger) {
+	for {
+		// The logs first: a model whose log exists before the store is read is in it, unless gone.
+		uuids, _ := logs.Models()
+		if models, err := s.ListModels(ctx); err == nil {
+			live := map[string]bool{}
+			for _, m := range models {
+				live[m.Model.GetUuid()] = true
+			}
+			for _, uuid := range uuids {
+				if !live[uuid] {
+					if err := logs.Remove(uuid); err != nil {
+						log.Warn("removing the log of a removed model", "model", uuid, "err", err)
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Minute):
+		}
+	}
 }
 
 // addressTaker is an agent launcher that can be told the controller's addresses.

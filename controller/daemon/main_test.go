@@ -17,6 +17,10 @@ import (
 // the tools run as this test binary (see TestMain), which works but starts far slower.
 var jujucPath string
 
+// jujudPath is a real jujud, built once, that enable-ha starts members with; empty when it
+// could not be built (the tests that need it then fail).
+var jujudPath string
+
 // TestMain lets this test binary act as the hook tools when no jujuc could be built, and
 // builds jujuc first: a hook calls several tools, and this binary (etcd and all) costs tens
 // of milliseconds of CPU to start where jujuc costs one.
@@ -33,6 +37,14 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "building jujuc for the hook tools failed, they run as the test binary: %v\n%s", err, out)
 		} else {
 			jujucPath = path
+		}
+	}
+	if dir != "" {
+		path := filepath.Join(dir, "jujud")
+		if out, err := exec.Command("go", "build", "-o", path, "github.com/jujuclone/juju/cmd/jujud").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building jujud for controller members failed: %v\n%s", err, out)
+		} else {
+			jujudPath = path
 		}
 	}
 	code := m.Run()

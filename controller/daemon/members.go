@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -296,12 +297,12 @@ func (ms *members) remove(ctx context.Context, id string) error {
 	if id == ms.m.id {
 		// This member's etcd member stops once it is out of the cluster: the record goes first,
 		// through it, and comes back if the cluster refuses.
-		if err := ms.s.DeleteMember(ctx, id); err != nil {
+		if err := retryStore(ctx, func(ctx context.Context) error { return ms.s.DeleteMember(ctx, id) }); err != nil {
 			return err
 		}
 		if rec.GetEtcdId() != 0 && ms.st.MemberID() != 0 {
 			if err := ms.st.RemoveMember(ctx, rec.GetEtcdId()); err != nil {
-				_ = ms.s.PutMember(ctx, rec)
+				_ = retryStore(ctx, func(ctx context.Context) error { return ms.s.PutMember(ctx, rec) })
 				return apierr.Errorf(apierr.NotValid, "controller member %s: %v", id, err)
 			}
 		}
@@ -316,7 +317,7 @@ func (ms *members) remove(ctx context.Context, id string) error {
 			return apierr.Errorf(apierr.NotValid, "controller member %s: %v", id, err)
 		}
 	}
-	if err := ms.s.DeleteMember(ctx, id); err != nil {
+	if err := retryStore(ctx, func(ctx context.Context) error { return ms.s.DeleteMember(ctx, id) }); err != nil {
 		return err
 	}
 	ms.cfg.Log.Info("controller member removed", "member", id)
@@ -324,6 +325,35 @@ func (ms *members) remove(ctx context.Context, id string) error {
 		stopProcess(pid, memberStopTimeout)
 	}
 	return removeMemberDir(rec.GetDataDir(), ms.m.cloudDir)
+}
+
+// retryStore retries a write to the store that failed for want of a leader (an election after
+// a member came or went takes a moment, longer on a loaded host), until ctx ends.
+func retryStore(ctx context.Context, write func(context.Context) error) error {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := write(wctx)
+		cancel()
+		if err == nil || !transientStoreError(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// transientStoreError: etcd had no leader, lost it, or timed out; the write may be tried again.
+func transientStoreError(err error) bool {
+	for _, e := range []error{rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost,
+		rpctypes.ErrLeaderChanged, rpctypes.ErrNoLeader, rpctypes.ErrGRPCNoLeader, context.DeadlineExceeded} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return strings.Contains(err.Error(), "request timed out") || strings.Contains(err.Error(), "leader changed")
 }
 
 // removeMemberDir removes a removed member's data; the bootstrap member's directory is also
@@ -451,9 +481,12 @@ func (ms *members) restart(ctx context.Context, rec *storepb.ControllerMember) e
 // launch starts jujud for a member's data directory in a session of its own (it outlives this
 // member), its output appended to jujud.log there.
 func (ms *members) launch(dir string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
+	exe := ms.cfg.MemberBinary
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return err
+		}
 	}
 	args := []string{"--data-dir", dir, "--controller-name", ms.cfg.ControllerName, "--api-addr", "127.0.0.1:0"}
 	if ms.cfg.HookTimeout > 0 {

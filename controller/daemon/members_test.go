@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,5 +115,84 @@ func TestMemberThatCannotReachTheClusterIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(newDir, daemon.MemberFile)); err == nil {
 		t.Error("the refused member recorded itself")
+	}
+}
+
+// On an external cluster (jujud --etcd-endpoints), enable-ha starts members that embed no
+// etcd: more jujud processes on the same cluster, with copies of its TLS files. Exactly one of
+// them runs the workers; enable-ha down to one member stops and forgets the others.
+func TestEnableHAOnAnExternalCluster(t *testing.T) {
+	if jujudPath == "" {
+		t.Fatal("no jujud built")
+	}
+	ext := externalStore(t)
+	dir := filepath.Join(t.TempDir(), "controller")
+	c, _, stop := runControllerWith(t, dir, func(cfg *daemon.Config) {
+		useEtcd(cfg, ext)
+		cfg.MemberBinary = jujudPath
+	})
+	t.Cleanup(stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var pids []int
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+
+	resp, err := c.EnableHA(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resp.GetMaintained(), []string{"0"}) || !slices.Equal(resp.GetAdded(), []string{"1", "2"}) {
+		t.Fatalf("enable-ha: %v", resp)
+	}
+	members, degraded, err := c.ControllerMembers(ctx)
+	if err != nil || degraded != "" {
+		t.Fatalf("members: %v %q", err, degraded)
+	}
+	owners := 0
+	for _, m := range members {
+		if m.GetId() != "0" {
+			pids = append(pids, int(m.GetPid()))
+		}
+		if m.GetHealth() != "healthy" || m.GetStoreRole() != "" {
+			t.Errorf("member %s: health %q, store role %q", m.GetId(), m.GetHealth(), m.GetStoreRole())
+		}
+		if m.GetWorkers() {
+			owners++
+		}
+	}
+	if len(members) != 3 || owners != 1 {
+		t.Fatalf("%d members, %d running the workers: %v", len(members), owners, members)
+	}
+	member1 := filepath.Join(dir, "members", "1")
+	if _, err := os.Stat(filepath.Join(member1, "etcd")); err == nil {
+		t.Error("a member of an external cluster embeds an etcd")
+	}
+	if _, err := os.Stat(filepath.Join(member1, "etcd-client.crt")); err != nil {
+		t.Errorf("the member has no copy of the cluster's TLS files: %v", err)
+	}
+
+	resp, err = c.EnableHA(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resp.GetRemoved(), []string{"2", "1"}) || !slices.Equal(resp.GetMaintained(), []string{"0"}) {
+		t.Fatalf("enable-ha -n 1: %v", resp)
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			if stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil && !strings.Contains(string(stat), ") Z") {
+				t.Errorf("removed member's jujud (pid %d) still runs", pid)
+			}
+		}
+	}
+	if n := memberCount(t, ext); n != 1 {
+		t.Errorf("%d members recorded after enable-ha -n 1", n)
+	}
+	if err := c.RemoveControllerMember(ctx, "0"); err == nil || !strings.Contains(err.Error(), "last member") {
+		t.Errorf("removing the last member: %v", err)
 	}
 }

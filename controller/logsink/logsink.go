@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,6 +205,21 @@ func (s *Sink) open(uuid, path string) (*openLog, error) {
 	}
 	s.files[uuid] = l
 	return l, nil
+}
+
+// Models lists the models this sink holds a log of.
+func (s *Sink) Models() ([]string, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing model logs: %w", err)
+	}
+	var uuids []string
+	for _, e := range entries {
+		if uuid, ok := strings.CutSuffix(e.Name(), ".log"); ok && uuidRe.MatchString(uuid) {
+			uuids = append(uuids, uuid)
+		}
+	}
+	return uuids, nil
 }
 
 // Remove deletes a removed model's log (and its rotated part) and ends its followers.

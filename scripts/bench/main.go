@@ -43,7 +43,7 @@ func run() error {
 	if root, err = os.Getwd(); err != nil {
 		return err
 	}
-	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions, restart or bundle")
+	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions, restart, bundle or ha")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.IntVar(&restartUnits, "n", restartUnits, "units of the restart and memory figures")
 	flag.Parse()
@@ -66,8 +66,8 @@ func run() error {
 
 	switch *only {
 	case "":
-	case "txn", "removal", "charms", "ops", "actions", "restart", "bundle":
-		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone, "restart": measureRestart, "bundle": measureBundleAlone}[*only]
+	case "txn", "removal", "charms", "ops", "actions", "restart", "bundle", "ha":
+		measure := map[string]func() error{"txn": measureTxn, "removal": measureRemoval, "charms": measureCharmsAlone, "ops": measureOpsAlone, "actions": measureActionsAlone, "restart": measureRestart, "bundle": measureBundleAlone, "ha": measureHA}[*only]
 		if err := measure(); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func run() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("-only %q: want txn, removal, charms, ops, actions, restart or bundle", *only)
+		return fmt.Errorf("-only %q: want txn, removal, charms, ops, actions, restart, bundle or ha", *only)
 	}
 
 	floor := median(50, func() error { return exec.Command("/bin/true").Run() })
@@ -171,6 +171,10 @@ func run() error {
 	}
 	// So do the restart and memory figures (agents apart, agents in jujud, one machine).
 	if err := measureRestart(); err != nil {
+		return err
+	}
+	// And the HA takeover (a 3-member controller), then the HA throughput (etcd in-process).
+	if err := measureHA(); err != nil {
 		return err
 	}
 	rows = append(rows, txnRows...)
@@ -301,7 +305,7 @@ func report() error {
 	b.WriteString("# Benchmarks\n\nMeasured by `make bench` with the real binaries (TLS gRPC, embedded etcd with fsync).\n")
 	fmt.Fprintf(&b, "Machine: %s. Date: %s.\n\n", machine(), time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("Ratios: CLI figures against `juju version` (the cost of starting the CLI at all) measured in the same run; `juju version` against exec of /bin/true; " +
-		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; a controller restart's exec against the same exec with the controller up just before, and memory against the agents-in-jujud layout; lifecycle transactions as a share of the etcd Txn floor measured in the same run (see the notes below the table).\n\n")
+		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; a controller restart's exec against the same exec with the controller up just before, and memory against the agents-in-jujud layout; lifecycle transactions as a share of the etcd Txn floor measured in the same run; the HA takeover against add-machine with every member up, and the HA cluster's lifecycle transactions against one member's, both in the same run (see the notes below the table).\n\n")
 	b.WriteString("| what | median | budget | ratio |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		v := r.value

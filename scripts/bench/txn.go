@@ -181,30 +181,7 @@ func txnOnce(run int, wordpress, mysql []byte) (txnRun, error) {
 	if err != nil {
 		return txnRun{}, err
 	}
-	steps := func(name string) []func() error {
-		return []func() error{
-			func() error {
-				_, err := st.EnterScope(ctx, uuid, relID, name, map[string]string{"private-address": "127.0.0.1"})
-				return err
-			},
-			func() error { return st.LeaveScope(ctx, uuid, relID, name) },
-			func() error {
-				r, err := st.DestroyUnit(ctx, uuid, name, state.DestroyOptions{})
-				if err == nil && r.Outcome != state.OutcomeDying {
-					err = fmt.Errorf("DestroyUnit %s: outcome %s, want dying", name, r.Outcome)
-				}
-				return err
-			},
-			func() error {
-				l, err := st.EnsureUnitDead(ctx, uuid, name)
-				if err == nil && l != string(life.Dead) {
-					err = fmt.Errorf("EnsureUnitDead %s: life %s, want dead", name, l)
-				}
-				return err
-			},
-			func() error { return st.RemoveUnit(ctx, uuid, name) },
-		}
-	}
+	steps := func(name string) []func() error { return lifecycleSteps(ctx, st, uuid, relID, name) }
 	// Newest first: as in a real removal, the unit going is rarely the leader (wordpress/0, the
 	// last one here), whose removal also looks for the next leader.
 	slices.Reverse(units)
@@ -399,4 +376,31 @@ func thousands(f float64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// lifecycleSteps are the five transactions of one unit's life the txn and HA figures time:
+// enter and leave a relation's scope, dying, dead, removed.
+func lifecycleSteps(ctx context.Context, st *state.State, uuid string, relID int64, name string) []func() error {
+	return []func() error{
+		func() error {
+			_, err := st.EnterScope(ctx, uuid, relID, name, map[string]string{"private-address": "127.0.0.1"})
+			return err
+		},
+		func() error { return st.LeaveScope(ctx, uuid, relID, name) },
+		func() error {
+			r, err := st.DestroyUnit(ctx, uuid, name, state.DestroyOptions{})
+			if err == nil && r.Outcome != state.OutcomeDying {
+				err = fmt.Errorf("DestroyUnit %s: outcome %s, want dying", name, r.Outcome)
+			}
+			return err
+		},
+		func() error {
+			l, err := st.EnsureUnitDead(ctx, uuid, name)
+			if err == nil && l != string(life.Dead) {
+				err = fmt.Errorf("EnsureUnitDead %s: life %s, want dead", name, l)
+			}
+			return err
+		},
+		func() error { return st.RemoveUnit(ctx, uuid, name) },
+	}
 }
