@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,6 +222,12 @@ func TestHAJourney(t *testing.T) {
 	}
 	members = e.waitMembers(3)
 	runsBefore := e.tallyRuns()
+	// debug-log through any member shows what every member received.
+	for _, unit := range []string{"front/0", "back/1", "big/0", "big/99"} {
+		if hooks := e.hooksRun(unit); !slices.Contains(hooks, "install") || !slices.Contains(hooks, "start") {
+			t.Errorf("debug-log of %s shows hooks %v", unit, hooks)
+		}
+	}
 
 	// Kill the store's leader while 100 units leave.
 	var leader haMember

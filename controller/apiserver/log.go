@@ -69,7 +69,8 @@ func (s *logServer) WriteLogs(ctx context.Context, req *pb.WriteLogsRequest) (*p
 }
 
 // DebugLog sends the backlog asked for, then (unless no_tail) every new matching record until
-// the caller cancels or the limit is reached. The header is sent once the follow is in place, so a client that waits for
+// the caller cancels or the limit is reached, from every member of the controller (logpeers.go).
+// The header is sent once the follow is in place on every member, so a client that waits for
 // it sees every record written afterwards.
 func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_DebugLogServer) error {
 	ctx := stream.Context()
@@ -91,6 +92,13 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 	if err != nil {
 		return err
 	}
+	// A caller's call shows every member's records (logpeers.go); a peer's, this member's.
+	mode := logLocalMode(ctx)
+	if mode == "" {
+		if peers, tlsCfg := s.peers(ctx); len(peers) > 0 {
+			return s.debugLogAll(ctx, req, m.Uuid, f, sink, peers, tlsCfg, stream)
+		}
+	}
 	backlog, sub, err := sink.Tail(m.Uuid, f, !req.GetNoTail())
 	if err != nil {
 		return err
@@ -102,59 +110,33 @@ func (s *logServer) DebugLog(req *pb.DebugLogRequest, stream pb.LogService_Debug
 	if err := stream.SendHeader(nil); err != nil {
 		return err
 	}
-	// send counts the records against the limit; errLimit ends the stream once it is reached.
-	sent, limit := 0, int(req.GetLimit())
-	send := func(r *pb.LogRecord) error {
-		if err := stream.Send(r); err != nil {
-			return err
-		}
-		if sent++; limit > 0 && sent >= limit {
-			return errLimit
-		}
-		return nil
-	}
-	if req.GetReplay() {
-		err = backlog.Each(ctx, f, send)
-	} else {
+	out := &logSender{stream: stream, limit: int(req.GetLimit())}
+	switch {
+	case mode == logLocalFollow:
+		// The peer that asks has this backlog already.
+	case req.GetReplay():
+		err = backlog.Each(ctx, f, out.send)
+	default:
 		var recs []*pb.LogRecord
 		recs, err = backlog.Last(ctx, f, int(req.GetLines()))
 		for _, r := range recs {
 			if err != nil {
 				break
 			}
-			err = send(r)
+			err = out.send(r)
 		}
 	}
 	backlog.Close()
 	if errors.Is(err, errLimit) {
 		return nil
 	}
+	if err == nil && mode != "" {
+		err = stream.Send(backlogEnd()) // for the peer that merges this backlog with others
+	}
 	if err != nil || sub == nil {
 		return err
 	}
-
-	shutdown := context.Background().Done()
-	if s.cfg.Context != nil {
-		shutdown = s.cfg.Context.Done()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-shutdown:
-			return apierr.Errorf(apierr.Unavailable, "controller shutting down")
-		case r, ok := <-sub.Records():
-			if !ok {
-				return apierr.Errorf(apierr.Unavailable, "controller shutting down")
-			}
-			if err := send(r); err != nil {
-				if errors.Is(err, errLimit) {
-					return nil
-				}
-				return err
-			}
-		}
-	}
+	return s.follow(ctx, out, sub.Records(), nil)
 }
 
 // errLimit stops sending once a DebugLog request's limit is reached.

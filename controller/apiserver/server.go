@@ -53,6 +53,11 @@ type Config struct {
 	// store's quorum (health.Monitor.Degraded). Then reads are served from this member's copy
 	// with a warning header, and writes refused with apierr.NoQuorum (degraded.go). nil: never.
 	Degraded func() string
+	// Peers lists the API addresses of the controller's other live members (LivePeers), whose
+	// model logs DebugLog merges with this member's (logpeers.go); nil or none: this member's
+	// only. CACert (PEM) is the CA that issued the members' certificates.
+	Peers  func(ctx context.Context) ([]string, error)
+	CACert []byte
 }
 
 // New builds the gRPC server with authentication and every service registered.

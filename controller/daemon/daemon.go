@@ -170,6 +170,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Members:  mgr,
 		Degraded: monitor.Degraded,
 		MemberID: m.id,
+		Peers:    apiserver.LivePeers(s, m.id),
+		CACert:   caPEM,
 	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()

@@ -43,6 +43,10 @@ type memberIdentity struct {
 	// with its TLS files copied into the data directory.
 	EtcdEndpoints []string `json:"etcd_endpoints,omitempty"`
 	EtcdInsecure  bool     `json:"etcd_insecure,omitempty"`
+	// Removed marks a member taken out of its controller whose directory stays (the bootstrap
+	// member's, which holds the local provider's machines): it must never serve again, or it
+	// would start a store of its own.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // joinRequest is join.json: a member-to-be's instructions.
@@ -175,6 +179,9 @@ func readMember(cfg Config) (*member, error) {
 	if ok, err := readJSON(filepath.Join(cfg.DataDir, MemberFile), ident); err != nil {
 		return nil, err
 	} else if ok {
+		if ident.Removed {
+			return nil, fmt.Errorf("%s was member %s of controller %s and was removed from it: it cannot serve again (juju enable-ha adds new members)", cfg.DataDir, ident.ID, ident.ControllerUUID)
+		}
 		m.ident, m.id = ident, ident.ID
 		if ident.CloudDir != "" {
 			m.cloudDir = ident.CloudDir

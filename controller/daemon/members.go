@@ -357,7 +357,8 @@ func transientStoreError(err error) bool {
 }
 
 // removeMemberDir removes a removed member's data; the bootstrap member's directory is also
-// where the local provider's machines live, so only its own state goes.
+// where the local provider's machines live, so only its store goes, and its member.json says
+// it was removed.
 func removeMemberDir(dir, cloudDir string) error {
 	if dir == "" {
 		return nil
@@ -365,7 +366,15 @@ func removeMemberDir(dir, cloudDir string) error {
 	if filepath.Clean(dir) != filepath.Clean(cloudDir) {
 		return os.RemoveAll(dir)
 	}
-	for _, name := range []string{"etcd", MemberFile, StoreKeyFile} {
+	ident := &memberIdentity{}
+	if ok, err := readJSON(filepath.Join(dir, MemberFile), ident); err != nil || !ok {
+		return err
+	}
+	ident.Removed = true
+	if err := writeJSON(filepath.Join(dir, MemberFile), ident); err != nil {
+		return err
+	}
+	for _, name := range []string{"etcd", StoreKeyFile} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}

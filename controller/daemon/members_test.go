@@ -196,3 +196,50 @@ func TestEnableHAOnAnExternalCluster(t *testing.T) {
 		t.Errorf("removing the last member: %v", err)
 	}
 }
+
+// A member that removes itself answers, stops, and marks its directory: started again from
+// it, it refuses to serve (it would otherwise start a store, or a controller, of its own).
+func TestRemovedMemberNeverServesAgain(t *testing.T) {
+	if jujudPath == "" {
+		t.Fatal("no jujud built")
+	}
+	ext := externalStore(t)
+	dir := filepath.Join(t.TempDir(), "controller")
+	c, _, stop := runControllerWith(t, dir, func(cfg *daemon.Config) {
+		useEtcd(cfg, ext)
+		cfg.MemberBinary = jujudPath
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	resp, err := c.EnableHA(ctx, 3)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	members, _, err := c.ControllerMembers(ctx)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, m := range members {
+			if m.GetId() != "0" {
+				_ = syscall.Kill(int(m.GetPid()), syscall.SIGKILL)
+			}
+		}
+	})
+	if len(resp.GetAdded()) != 2 {
+		t.Fatalf("enable-ha: %v", resp)
+	}
+	if err := c.RemoveControllerMember(ctx, "0"); err != nil {
+		t.Fatal(err)
+	}
+	stop() // waits for the member to have stopped by itself
+	if n := memberCount(t, ext); n != 2 {
+		t.Errorf("%d members recorded after member 0 left, want 2", n)
+	}
+	err = runFails(t, dir, func(cfg *daemon.Config) { useEtcd(cfg, ext) })
+	if !strings.Contains(err.Error(), "was member 0") || !strings.Contains(err.Error(), "removed") {
+		t.Errorf("the removed member started again: %v", err)
+	}
+}
