@@ -28,6 +28,7 @@ import (
 	"github.com/jujuclone/juju/controller/logsink"
 	"github.com/jujuclone/juju/controller/provider/local"
 	"github.com/jujuclone/juju/controller/state"
+	"github.com/jujuclone/juju/controller/store"
 	"github.com/jujuclone/juju/controller/worker/actionpruner"
 	"github.com/jujuclone/juju/controller/worker/cleaner"
 	"github.com/jujuclone/juju/controller/worker/firewaller"
@@ -204,6 +205,9 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() {
 		defer close(workersDone)
 		singular.Run(workCtx, singular.Config{Client: st.Client, MemberID: m.id, Log: cfg.Log}, func(ctx context.Context) {
+			// The store's leader elsewhere: one member's death then costs one election, not
+			// two in a row (the workers' lease outlives a store leader's death by an election).
+			go keepStoreLeadElsewhere(ctx, st)
 			runWorkers(ctx, cfg, m, s, mgr, conn, caPEM, logs)
 		})
 	}()
@@ -274,6 +278,20 @@ func runWorkers(ctx context.Context, cfg Config, m *member, s *state.State, mgr 
 		wg.Go(func() { run(ctx) })
 	}
 	wg.Wait()
+}
+
+// keepStoreLeadElsewhere hands the store's leadership to another member whenever this member,
+// which runs the workers, has it (at the start of its term, after a member joined, after an
+// election): checked every few seconds, which costs nothing while another member leads.
+func keepStoreLeadElsewhere(ctx context.Context, st *store.Store) {
+	for {
+		st.HandOverLeadership()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 // pruneLogs removes, at start and then every minute, the logs of models no longer in the store.

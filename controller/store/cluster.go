@@ -418,6 +418,17 @@ func (s *Store) handOver() bool {
 	return alone
 }
 
+// HandOverLeadership moves the etcd leadership from this member to another voting member
+// that answers, when this member leads; it reports false when it leads and none took over.
+// The controller's worker owner gives it away, so that one member's death never costs both
+// the workers and the store's leader (each takeover waits for the other otherwise).
+func (s *Store) HandOverLeadership() bool {
+	if s.etcd == nil {
+		return true
+	}
+	return s.handOver()
+}
+
 // MemberID is the embedded member's etcd id; 0 for an external cluster.
 func (s *Store) MemberID() uint64 {
 	if s.etcd == nil {
