@@ -7,7 +7,7 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 PROTO_FILES := $(shell find proto -name '*.proto' | sort)
 
-.PHONY: build proto proto-check proto-tools test demo bench clean golden vet charms
+.PHONY: build proto proto-check proto-tools test demo bench bench-scale clean golden vet charms
 
 # juju version --all names the commit: read from git here (empty outside a checkout), since
 # go's own VCS stamping fails the build where git refuses the checkout.
@@ -63,6 +63,12 @@ charms: build
 
 bench: build
 	$(GO) run ./scripts/bench
+
+# One model grown to SCALE units (a charm without hooks, a machine per unit): minutes at 10,000,
+# most of an hour at 100,000. Not part of make bench; its own section of BENCHMARKS.md.
+SCALE ?= 10000
+bench-scale: build
+	$(GO) run ./scripts/bench -scale $(SCALE)
 
 clean:
 	rm -rf $(BIN)

@@ -371,13 +371,15 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
-// check makes sure the controller answers the caller within DialTimeout: a user's Version call
-// is a login, so a wrong password fails here. Agents have nothing to check beyond the connection.
+// check makes sure the controller answers the caller: a user's Version call is a login, so a
+// wrong password fails here. Agents have nothing to check beyond the connection. The connection
+// is up by now (within DialTimeout), so the login has a call's time: a controller busy with a
+// hundred thousand agents answers late, not never.
 func (c *Client) check(ctx context.Context) error {
 	if !c.cfg.isUser() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var md metadata.MD
 	v, err := invoke(withoutDegradedReport(ctx), c, func(ctx context.Context, req *jujupb.VersionRequest, opts ...grpc.CallOption) (*jujupb.VersionResponse, error) {
@@ -393,7 +395,7 @@ func (c *Client) check(ctx context.Context) error {
 	case errors.Is(err, apierr.Unavailable):
 		return err // mapErr already says why the controller cannot be reached
 	case errors.Is(err, context.DeadlineExceeded):
-		return c.connectError(ctx, err)
+		return apierr.Errorf(apierr.Unavailable, "cannot connect to controller at %s: no answer to the login after %s", c.cfg.Endpoint, c.cfg.Timeout)
 	default:
 		return fmt.Errorf("logging in to controller at %s: %w", c.cfg.Endpoint, err)
 	}

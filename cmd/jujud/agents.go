@@ -39,6 +39,9 @@ func newAgentsCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("reading the controller's CA certificate: %w", err)
 			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			// The agents' runner refuses new agents near the limit (fdlimit.DefaultReserve).
+			raiseFileLimit(log)
 			// SIGTERM stops the agents and their hooks; the controller's own signals never
 			// reach this process (a session of its own).
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
@@ -46,7 +49,7 @@ func newAgentsCmd() *cobra.Command {
 			err = host.Serve(ctx, host.Config{
 				DataDir: dataDir, APIAddrs: apiAddrs, CACert: caPEM,
 				Runner: agent.RunnerConfig{ToolsBinary: toolsBinary, HookTimeout: hookTimeout, LeaseDuration: lease},
-				Log:    slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
+				Log:    log,
 			})
 			if errors.Is(err, host.ErrRunning) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "agent host already running; leaving it be")

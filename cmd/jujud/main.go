@@ -16,6 +16,7 @@ import (
 
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/daemon"
+	"github.com/jujuclone/juju/core/fdlimit"
 	"github.com/jujuclone/juju/core/version"
 )
 
@@ -25,6 +26,18 @@ func main() {
 		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:]))
+}
+
+// raiseFileLimit lifts the open-file limit to the hard one: etcd, the API's connections and the
+// agents' hooks all take descriptors, and a process that runs out fails everywhere at once
+// (issue 16). What the limit is goes in the log, for whoever reads why units were refused.
+func raiseFileLimit(log *slog.Logger) {
+	limit, err := fdlimit.Raise()
+	if err != nil {
+		log.Warn("cannot raise the open-file limit", "err", err)
+		return
+	}
+	log.Info("open-file limit", "limit", limit)
 }
 
 func run(args []string) int {
@@ -81,6 +94,7 @@ func run(args []string) int {
 					return fmt.Errorf("finding jujud for the agent host: %w", err)
 				}
 			}
+			raiseFileLimit(cfg.Log)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			return daemon.Run(ctx, cfg)

@@ -588,7 +588,7 @@ func (a *unitAgent) finishTask(ctx context.Context, t *pb.Task, out taskOutcome)
 // name and id. The outcome is zero when ctx ended first.
 func (a *unitAgent) execTask(ctx context.Context, run *taskRun, snap *snapshot, abort <-chan struct{}) taskOutcome {
 	id := hooktool.NewContextID()
-	a.tools.Register(id, &hookContext{a: a, hook: &hookSpec{}, snap: snap, action: run})
+	a.registerContext(id, &hookContext{a: a, hook: &hookSpec{}, snap: snap, action: run})
 	defer a.tools.Unregister(id)
 	env := append(a.contextEnv(id, snap),
 		"JUJU_HOOK_NAME=", // Juju exports it empty for actions
@@ -678,45 +678,25 @@ func asLines(b []byte) []byte {
 // maxMachineTasks is how many exec commands a machine agent runs at once, as Juju's.
 const maxMachineTasks = 100
 
-// runTasks is the machine agent's task worker: it runs the juju exec commands queued for its
-// machine in the machine's directory, until ctx ends, as Juju's machine actions worker does:
-// side by side, each in its own goroutine, a command that is not parallel or that has an
-// execution group once it holds the machine's lock for it. A task that was running when the
-// agent stopped is failed.
-func (a *machineAgent) runTasks(ctx context.Context) error {
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	changed, done, err := watchSignals(ctx, a.c, a.conf.Model, &pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
-	if err != nil {
-		return fmt.Errorf("watching tasks: %w", err)
-	}
-	// The queue's changes, and a task's retry, wake the dispatcher.
-	wake := make(chan struct{}, 1)
-	w := &machineTasks{a: a, q: &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID},
+// newMachineTasks is the machine agent's task worker: it runs the juju exec commands queued for
+// its machine in the machine's directory, as Juju's machine actions worker does: side by side,
+// each in its own goroutine, a command that is not parallel or that has an execution group once
+// it holds the machine's lock for it. The agent's loop calls dispatch when the queue changes
+// (its first call fails a task that was running when the agent stopped) or wake fires (a
+// task's retry); an idle machine's worker costs no goroutine. Once the agent's context ends,
+// wg.Wait waits for the commands, which are killed and stay running: the next agent fails
+// them, as when the agent stops.
+func newMachineTasks(a *machineAgent) (w *machineTasks, wake <-chan struct{}) {
+	wakeCh := make(chan struct{}, 1)
+	return &machineTasks{a: a, q: &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID},
 		slots: make(chan struct{}, maxMachineTasks), running: map[string]*machineTask{},
 		taken: map[string]bool{}, tails: map[string]chan struct{}{},
 		wake: func() {
 			select {
-			case wake <- struct{}{}:
+			case wakeCh <- struct{}{}:
 			default:
 			}
-		}}
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-changed:
-				w.wake()
-			}
-		}
-	}()
-	err = follow(ctx, "machine "+a.conf.ID+" tasks", wake, done, w.dispatch)
-	// The agent restarts: its running commands are killed and stay running, and the next
-	// agent fails them, as when the agent stops.
-	stop()
-	w.wg.Wait()
-	return err
+		}}, wakeCh
 }
 
 // machineTasks is the machine agent's tasks in hand. Only dispatch, in the worker's one

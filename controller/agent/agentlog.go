@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -19,15 +18,24 @@ const maxPendingLogs = 10_000
 // agentLog writes an agent's log to its file and ships it to the controller's model log
 // (`juju debug-log`) in batches under the agent's own tag, so that neither hook output nor the
 // agent's work ever waits on the network. Unit agents and machine agents each keep one.
+//
+// An idle agent costs its log neither a descriptor nor a goroutine (issue 16: 9,988 idle units
+// ran the agent host out of descriptors): the file is written through the process's shared
+// logFiles, and the shipper runs only while records wait to be shipped.
 type agentLog struct {
 	tag, model string
 	c          *client.Client
-	file       *os.File
+	path       string
 
 	mu      sync.Mutex
 	pending []*pb.LogRecord
 	dropped int
-	wake    chan struct{}
+	// shipCtx is the context shippers run in (nil until shipUntilStopped: nothing is shipped);
+	// shipping says one runs; stopped: no shipper starts again.
+	shipCtx  context.Context
+	shipping bool
+	stopped  bool
+	shippers sync.WaitGroup
 	// spec and loggers are the model's logging-config and its parse: records below their
 	// logger's level are not written (nil until the agent has read the model: everything is).
 	spec    string
@@ -62,20 +70,44 @@ func (l *agentLog) enabled(level, module string) bool {
 // openAgentLog opens (appending) the log file at path of the agent tag in model; c ships its
 // records (nil: the file only, as in tests that ship nothing).
 func openAgentLog(path, tag, model string, c *client.Client) (*agentLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
+	if err := sharedLogs.touch(path); err != nil {
 		return nil, fmt.Errorf("opening agent log: %w", err)
 	}
-	return &agentLog{tag: tag, model: model, c: c, file: f, wake: make(chan struct{}, 1)}, nil
+	return &agentLog{tag: tag, model: model, c: c, path: path}, nil
 }
 
-// shipUntilStopped ships the log in the background; stop ends it, after a brief last try to
-// send what is pending, and closes the file.
+// shipUntilStopped ships the log in the background, a shipper running while records wait; stop
+// ends it, after a brief last try to send what is pending, and closes the file.
 func (l *agentLog) shipUntilStopped(ctx context.Context) (stop func()) {
 	shipCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	shipped := make(chan struct{})
-	go func() { l.ship(shipCtx); close(shipped) }()
-	return func() { cancel(); <-shipped; l.close() }
+	l.mu.Lock()
+	l.shipCtx = shipCtx
+	l.startShipperLocked()
+	l.mu.Unlock()
+	return func() {
+		cancel()
+		l.mu.Lock()
+		l.stopped = true
+		l.mu.Unlock()
+		l.shippers.Wait()
+		if l.c != nil {
+			// Records written after the last shipper ended (it found nothing, then they came).
+			fctx, cancelFlush := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = l.flush(fctx)
+			cancelFlush()
+		}
+		l.close()
+	}
+}
+
+// startShipperLocked starts a shipper when records wait and none runs (l.mu held).
+func (l *agentLog) startShipperLocked() {
+	if l.c == nil || l.shipCtx == nil || l.stopped || l.shipping || (len(l.pending) == 0 && l.dropped == 0) {
+		return
+	}
+	l.shipping = true
+	ctx := l.shipCtx
+	l.shippers.Go(func() { l.ship(ctx) })
 }
 
 // write records one line; level is TRACE, DEBUG, INFO, WARNING or ERROR.
@@ -85,36 +117,35 @@ func (l *agentLog) write(level, module, message string) {
 		return
 	}
 	now := time.Now()
-	fmt.Fprintf(l.file, "%s %s %s %s\n", now.UTC().Format("2006-01-02 15:04:05.000"), level, module, message)
+	sharedLogs.write(l.path, fmt.Appendf(nil, "%s %s %s %s\n", now.UTC().Format("2006-01-02 15:04:05.000"), level, module, message))
 	l.mu.Lock()
 	if len(l.pending) >= maxPendingLogs {
 		l.pending = l.pending[1:]
 		l.dropped++
 	}
 	l.pending = append(l.pending, &pb.LogRecord{Time: now.UnixNano(), Entity: l.tag, Module: module, Level: level, Message: message})
+	l.startShipperLocked()
 	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
 }
 
-// ship sends pending records until ctx ends, then tries once more briefly.
+// ship sends pending records until none is left (then it ends: an idle agent has no shipper)
+// or ctx ends, when it tries once more briefly.
 func (l *agentLog) ship(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	for {
-		select {
-		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			l.flush(fctx)
-			cancel()
-			return
-		case <-l.wake:
-		}
 		// Gather what else comes within a moment into the same call.
 		select {
 		case <-ctx.Done():
 		case <-time.After(50 * time.Millisecond):
+		}
+		if ctx.Err() != nil {
+			fctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = l.flush(fctx)
+			cancel()
+			l.mu.Lock()
+			l.shipping = false
+			l.mu.Unlock()
+			return
 		}
 		if l.flush(ctx) != nil {
 			select {
@@ -122,13 +153,16 @@ func (l *agentLog) ship(ctx context.Context) {
 			case <-time.After(backoff):
 			}
 			backoff = min(backoff*2, 5*time.Second)
-			select {
-			case l.wake <- struct{}{}:
-			default:
-			}
 			continue
 		}
 		backoff = 100 * time.Millisecond
+		l.mu.Lock()
+		if len(l.pending) == 0 && l.dropped == 0 {
+			l.shipping = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
 	}
 }
 
@@ -157,4 +191,5 @@ func (l *agentLog) flush(ctx context.Context) error {
 	return nil
 }
 
-func (l *agentLog) close() { l.file.Close() }
+// close lets the file go from the shared writer's open files.
+func (l *agentLog) close() { sharedLogs.forget(l.path) }

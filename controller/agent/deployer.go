@@ -129,5 +129,11 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		}
 		d.log.write("INFO", deployerLogger, fmt.Sprintf("starting unit agent %q", conf.Tag))
 	}
-	return d.runner.StartUnitAgent(dir)
+	if err := d.runner.StartUnitAgent(dir); err != nil {
+		// Near the limit of open files, say so where the machine's operator reads: the
+		// deployer tries again when the agent restarts.
+		d.log.write("ERROR", deployerLogger, fmt.Sprintf("cannot start unit agent of %q: %v", u.Name, err))
+		return fmt.Errorf("deploying unit %q: %w", u.Name, err)
+	}
+	return nil
 }

@@ -222,17 +222,14 @@ func (a *unitAgent) installTools() error {
 }
 
 // isolate readies the unit for charm code that runs as its machine's uid (nothing to do when it
-// does not): the home directory, and a tools server that answers that uid alone. It runs once
-// the tools server exists, before the first hook.
+// does not): the home directory. Its hooks' tools answer that uid alone (registerContext). It
+// runs before the first hook.
 func (a *unitAgent) isolate() error {
 	if !a.conf.isolated() {
 		return nil
 	}
-	if _, err := ensureHome(a.dir, a.conf); err != nil {
-		return err
-	}
-	a.tools.OnlyFrom(a.conf.UID)
-	return nil
+	_, err := ensureHome(a.dir, a.conf)
+	return err
 }
 
 // canRun reports whether the machine's processes may execute path: asked of the kernel, by a

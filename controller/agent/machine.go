@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/client"
@@ -45,36 +44,59 @@ func (a *machineAgent) run(ctx context.Context) error {
 	defer log.shipUntilStopped(ctx)()
 	a.log, a.d.log = log, log
 	log.write("INFO", "juju.cmd.jujud", fmt.Sprintf("machine agent %s start", a.conf.Tag))
-	ctx, cancel := context.WithCancel(ctx) // ends the watches and the task worker on return
+	ctx, cancel := context.WithCancel(ctx) // ends the watch and the tasks on return
 	defer cancel()
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
-	// machine carries each unit's life, so this watch sees them go dying and dead.
-	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
+	// machine carries each unit's life, so this watch sees them go dying and dead. The task
+	// queue comes on the same stream, told apart by kind: one stream, one goroutine.
+	changed, tasksChanged, done, err := watchSplit(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
 		&pb.WatchTarget{Kind: state.KindMachineUnits, Id: a.conf.ID, LifeOnly: true},
-		&pb.WatchTarget{Kind: state.KindMachine, Id: a.conf.ID, LifeOnly: true})
+		&pb.WatchTarget{Kind: state.KindMachine, Id: a.conf.ID, LifeOnly: true},
+		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
 	if err != nil {
 		return fmt.Errorf("machine %s: watching: %w", a.conf.ID, err)
 	}
 	if err := a.c.SetMachineStatus(ctx, a.conf.Model, a.conf.ID, &pb.StatusInfo{Status: string(status.Started)}); err != nil {
 		return fmt.Errorf("machine %s: setting status: %w", a.conf.ID, err)
 	}
-	// juju exec commands on the machine run beside the deployer, so that a long command does
-	// not hold up its units; either one failing restarts the agent.
-	var tasks sync.WaitGroup
-	defer tasks.Wait()
+	// juju exec commands on the machine run beside the deployer, each in its own goroutine,
+	// so that a long command does not hold up its units; reading the queue fails the agent
+	// as the deployer does (the runner restarts it).
+	tasks, tasksWake := newMachineTasks(a)
+	defer tasks.wg.Wait()
 	defer cancel()
-	ended := make(chan error, 2)
-	tasks.Go(func() {
-		if err := a.runTasks(ctx); err != nil {
-			ended <- fmt.Errorf("tasks: %w", err)
+	handleDue, tasksDue := true, true
+	for {
+		if tasksDue {
+			tasksDue = false
+			if err := tasks.dispatch(ctx); err != nil {
+				return fmt.Errorf("machine %s: tasks: %w", a.conf.ID, err)
+			}
 		}
-	})
-	go func() {
-		if err, ok := <-done; ok {
-			ended <- err
+		if handleDue {
+			handleDue = false
+			if err := a.handle(ctx); errors.Is(err, errStop) {
+				return nil
+			} else if err != nil {
+				return err
+			}
 		}
-	}()
-	return follow(ctx, "machine "+a.conf.ID, changed, ended, a.handle)
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-done:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("machine %s: watch ended: %w", a.conf.ID, err)
+		case <-changed:
+			handleDue = true
+		case <-tasksChanged:
+			tasksDue = true
+		case <-tasksWake:
+			tasksDue = true
+		}
+	}
 }
 
 func (a *machineAgent) handle(ctx context.Context) error {

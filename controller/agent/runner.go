@@ -2,15 +2,18 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/jujuclone/juju/client"
+	"github.com/jujuclone/juju/controller/agent/hooktool"
+	"github.com/jujuclone/juju/core/fdlimit"
 )
 
 // Runner starts agents as goroutines of one process (the agent host, package agent/host, or
@@ -22,11 +25,17 @@ type Runner struct {
 	conn   *grpc.ClientConn
 	log    *slog.Logger
 	mu     sync.Mutex
-	agents map[string]context.CancelFunc
+	agents agentTree
 	wg     sync.WaitGroup
 	// leases extends the leadership leases of the runner's leading units, apart from their
 	// hooks (leadership.go).
 	leases *leaseKeeper
+	// tools answers the hook tools of every unit of the runner (started with the first unit):
+	// one listener for the process, not one per unit (issue 16).
+	toolsMu sync.Mutex
+	tools   *hooktool.Server
+	// fdReserve is how many descriptors must stay free for an agent to start (fdlimit.Check).
+	fdReserve int
 }
 
 // RunnerConfig is what unit agents need to run hooks.
@@ -39,6 +48,9 @@ type RunnerConfig struct {
 	// LeaseDuration is how long a leadership claim holds (DefaultLeaseDuration when zero;
 	// the controller takes 2 s to 5 min). is-leader promises half of it; tests shorten it.
 	LeaseDuration time.Duration
+	// FDReserve is how many file descriptors must stay free for a new agent to start
+	// (fdlimit.DefaultReserve when zero; negative: no check, for tests).
+	FDReserve int
 }
 
 // NewRunner returns a runner whose agents stop when ctx ends.
@@ -49,62 +61,109 @@ func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger, cfg
 	if cfg.LeaseDuration <= 0 {
 		cfg.LeaseDuration = DefaultLeaseDuration
 	}
-	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, agents: map[string]context.CancelFunc{}, leases: newLeaseKeeper()}
+	if cfg.FDReserve == 0 {
+		cfg.FDReserve = fdlimit.DefaultReserve
+	}
+	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, leases: newLeaseKeeper(), fdReserve: cfg.FDReserve}
 	r.wg.Go(func() { r.leases.run(ctx) })
 	return r
 }
 
-// StartMachineAgent starts the machine agent configured in dir, unless it runs already.
+// StartMachineAgent starts the machine agent configured in dir, unless it runs already. It
+// refuses (an error wrapping fdlimit.ErrTooManyOpenFiles) when the process is near its limit
+// of open files.
 func (r *Runner) StartMachineAgent(dir string) error {
 	conf, err := ReadConf(dir)
 	if err != nil {
 		return err
 	}
-	r.start(dir, func(ctx context.Context) error {
+	return r.startChecked(dir, func(ctx context.Context) error {
 		return newMachineAgent(r, dir, conf, r.client(conf)).run(ctx)
 	})
-	return nil
 }
 
-// StartUnitAgent starts the unit agent configured in dir, unless it runs already.
+// StartUnitAgent starts the unit agent configured in dir, unless it runs already; like
+// StartMachineAgent, it refuses near the limit of open files.
 func (r *Runner) StartUnitAgent(dir string) error {
 	conf, err := ReadConf(dir)
 	if err != nil {
 		return err
 	}
-	r.start(dir, func(ctx context.Context) error {
+	return r.startChecked(dir, func(ctx context.Context) error {
 		return newUnitAgent(r, dir, conf, r.client(conf)).run(ctx)
 	})
+}
+
+// CheckFiles says (an error that is fdlimit.ErrTooManyOpenFiles, a *fdlimit.LimitError) when
+// the process is too near its limit of open files to start more agents: what the controller
+// asks before it adds units (of an agent host: host.Launcher.CheckFiles, which has the same
+// signature).
+func (r *Runner) CheckFiles(context.Context) error {
+	if r.fdReserve <= 0 {
+		return nil
+	}
+	return fdlimit.Check(r.fdReserve)
+}
+
+// startChecked starts a new agent unless the process is too near its limit of open files:
+// an agent holds none while idle, but its hooks do, and a process that runs out fails in
+// every part at once (issue 16).
+func (r *Runner) startChecked(dir string, fn func(ctx context.Context) error) error {
+	if r.running(dir) {
+		return nil
+	}
+	if err := r.CheckFiles(r.ctx); err != nil {
+		return fmt.Errorf("not starting the agent of %s: %w", filepath.Base(dir), err)
+	}
+	r.start(dir, fn)
 	return nil
+}
+
+func (r *Runner) running(dir string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.agents.get(filepath.Clean(dir)) != nil
 }
 
 // Stop stops the agent of dir.
 func (r *Runner) Stop(dir string) {
 	r.mu.Lock()
-	cancel, ok := r.agents[dir]
-	delete(r.agents, dir)
+	cancel := r.agents.remove(filepath.Clean(dir))
 	r.mu.Unlock()
-	if ok {
+	if cancel != nil {
 		cancel()
 	}
 }
 
 // StopTree stops the agent of dir and every agent in a directory below it (a unit and its
-// subordinates, a machine and its units).
+// subordinates, a machine and its units): the work is that of the tree, never of every agent.
 func (r *Runner) StopTree(dir string) {
-	dir = filepath.Clean(dir)
 	r.mu.Lock()
-	var cancels []context.CancelFunc
-	for d, cancel := range r.agents {
-		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
-			cancels = append(cancels, cancel)
-			delete(r.agents, d)
-		}
-	}
+	cancels := r.agents.removeTree(filepath.Clean(dir))
 	r.mu.Unlock()
 	for _, cancel := range cancels {
 		cancel()
 	}
+}
+
+// toolsServer is the runner's hook-tool server, started on first use; it serves until the
+// runner stops.
+func (r *Runner) toolsServer() (*hooktool.Server, error) {
+	r.toolsMu.Lock()
+	defer r.toolsMu.Unlock()
+	if r.tools != nil {
+		return r.tools, nil
+	}
+	// Named by the process, so that a test (or an operator) finds this process's server among
+	// the host's abstract sockets: @jujud-agents-<pid>-<random>.
+	s, err := hooktool.NewServer(hooktool.SocketAddr(fmt.Sprintf("agents-%d", os.Getpid())))
+	if err != nil {
+		return nil, err
+	}
+	r.tools = s
+	// Called by a running agent: the wait group is not at zero, so Wait waits for it too.
+	r.wg.Go(func() { _ = s.Serve(r.ctx) })
+	return s, nil
 }
 
 // Wait waits for every agent to stop (after the runner's context ended).
@@ -122,13 +181,14 @@ const backoffReset = 10 * time.Second
 
 // start runs fn until it returns nil or the runner stops, restarting it after failures.
 func (r *Runner) start(dir string, fn func(ctx context.Context) error) {
+	dir = filepath.Clean(dir)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.agents[dir]; ok || r.ctx.Err() != nil {
+	if r.agents.get(dir) != nil || r.ctx.Err() != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	r.agents[dir] = cancel
+	r.agents.put(dir, cancel)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()

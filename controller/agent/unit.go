@@ -31,6 +31,7 @@ import (
 // its subordinates, follows its application (or, for a subordinate, its principal relation) to
 // dying, and when dying clears everything that holds the unit and sets it dead.
 type unitAgent struct {
+	runner      *Runner
 	dir         string
 	conf        Conf
 	c           *client.Client
@@ -102,7 +103,7 @@ type unitAgent struct {
 }
 
 func newUnitAgent(r *Runner, dir string, conf Conf, c *client.Client) *unitAgent {
-	return &unitAgent{dir: dir, conf: conf, c: c, hookTimeout: r.cfg.HookTimeout, toolsBinary: r.cfg.ToolsBinary,
+	return &unitAgent{runner: r, dir: dir, conf: conf, c: c, hookTimeout: r.cfg.HookTimeout, toolsBinary: r.cfg.ToolsBinary,
 		subs: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "subordinates")},
 		lead: newLeadership(r.leases, c, conf.Model, conf.ID, r.cfg.LeaseDuration)}
 }
@@ -121,7 +122,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 	defer a.teardown()
 	defer a.lead.stop()
 	app, _ := names.UnitApplication(a.conf.ID)
-	changed, done, err := watchSignals(ctx, a.c, a.conf.Model,
+	// One stream for the unit's world and its task queue, told apart by the events' kind.
+	changed, tasksChanged, done, err := watchSplit(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
+		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID},
 		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID},
 		&pb.WatchTarget{Kind: state.KindApplication, Id: app},
 		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
@@ -134,10 +137,6 @@ func (a *unitAgent) run(ctx context.Context) error {
 			return nil
 		}
 		return fmt.Errorf("unit %s: watching: %w", a.conf.ID, err)
-	}
-	tasksChanged, tasksDone, err := watchSignals(ctx, a.c, a.conf.Model, &pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
-	if err != nil {
-		return fmt.Errorf("unit %s: watching tasks: %w", a.conf.ID, err)
 	}
 	a.tasks = &taskQueue{c: a.c, model: a.conf.Model, receiver: a.conf.ID, changed: tasksChanged}
 	a.tasksDue = true // the first read also fails what a stopped agent left running
@@ -188,8 +187,6 @@ func (a *unitAgent) run(ctx context.Context) error {
 			return a.watchEnded(ctx, "subordinates' ", err)
 		case err := <-a.relDone:
 			return a.watchEnded(ctx, "relations' ", err)
-		case err := <-tasksDone:
-			return a.watchEnded(ctx, "tasks' ", err)
 		case <-tasksChanged:
 			a.tasksDue, onlyTasks = true, true
 		case <-changed:
@@ -228,34 +225,29 @@ func (a *unitAgent) setup(ctx context.Context) error {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
 	a.subs.log = a.log // the subordinates this unit deploys are logged as its own steps
-	logCtx, stopLog := context.WithCancel(context.WithoutCancel(ctx))
-	shipped := make(chan struct{})
-	go func() { a.log.ship(logCtx); close(shipped) }()
-	a.stopLog = func() { stopLog(); <-shipped }
+	a.stopLog = a.log.shipUntilStopped(ctx)
 	if a.toolsBinary != "" {
 		if err := a.installTools(); err != nil {
 			a.teardown()
 			return fmt.Errorf("unit %s: installing hook tools: %w", a.conf.ID, err)
 		}
 	}
-	a.toolsAddr = hooktool.SocketAddr(a.conf.ID)
-	if a.tools, err = hooktool.NewServer(a.toolsAddr); err != nil {
+	// The runner's server answers every unit's tools; this unit's hooks are told apart by
+	// their context ids.
+	if a.tools, err = a.runner.toolsServer(); err != nil {
 		a.teardown()
 		return fmt.Errorf("unit %s: serving hook tools: %w", a.conf.ID, err)
 	}
+	a.toolsAddr = a.tools.Addr()
 	if err := a.isolate(); err != nil {
 		a.teardown()
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
-	go a.tools.Serve(ctx)
 	return nil
 }
 
 func (a *unitAgent) teardown() {
-	if a.tools != nil {
-		a.tools.Close()
-		a.tools = nil
-	}
+	a.tools = nil // the runner's: it serves the other units on
 	if a.stopLog != nil {
 		a.stopLog()
 		a.stopLog = nil
@@ -263,6 +255,16 @@ func (a *unitAgent) teardown() {
 	if a.log != nil {
 		a.log.close()
 	}
+}
+
+// registerContext makes c answer the tools of the process started with JUJU_CONTEXT_ID=id:
+// for callers of the machine's uid alone when the unit's charm code runs as it.
+func (a *unitAgent) registerContext(id string, c *hookContext) {
+	uid := -1
+	if a.conf.isolated() {
+		uid = a.conf.UID
+	}
+	a.tools.RegisterAs(id, c, uid)
 }
 
 // handle reads the unit's world once and does everything now due: hooks in order, one at a
@@ -516,7 +518,7 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 		return err
 	}
 	id := hooktool.NewContextID() // unguessable: only the hook's environment holds it
-	a.tools.Register(id, &hookContext{a: a, hook: h, snap: snap})
+	a.registerContext(id, &hookContext{a: a, hook: h, snap: snap})
 	err := a.execHook(ctx, h, a.hookEnv(h, id, snap))
 	a.tools.Unregister(id)
 	var failed *hookError

@@ -188,7 +188,7 @@ func (s *actionServer) WatchTasks(req *pb.WatchTasksRequest, stream pb.ActionSer
 				return err
 			}
 		}
-		for ev := range events {
+		for ev := range events.Events() {
 			if finished[ev.ID] || !slices.Contains(ids, ev.ID) {
 				continue
 			}

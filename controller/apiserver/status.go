@@ -329,15 +329,18 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 	}
 	for {
 		select {
-		case ev, ok := <-events:
+		case <-events.Ready():
+			evs, ok := events.Take()
+			for _, ev := range evs {
+				if err := stream.Send(&pb.WatchEvent{Kind: ev.Kind, Id: ev.ID, Removed: ev.Removed, Revision: ev.Revision}); err != nil {
+					return err
+				}
+			}
 			if !ok {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				return apierr.Errorf(apierr.Unavailable, "watch ended; watch again")
-			}
-			if err := stream.Send(&pb.WatchEvent{Kind: ev.Kind, Id: ev.ID, Removed: ev.Removed, Revision: ev.Revision}); err != nil {
-				return err
 			}
 		case <-presenceWake:
 			for _, c := range sub.take() {

@@ -32,9 +32,9 @@ func TestAddMachinesWholeOrNothing(t *testing.T) {
 			t.Errorf("result %d: %v, want %q", i, r, want[i])
 		}
 	}
-	if _, err := env.admin.AddMachines(ctx, &pb.AddMachinesRequest{Model: "default", Params: make([]*pb.AddMachineParams, 1001)}); !errors.Is(err, apierr.NotValid) ||
-		!strings.Contains(err.Error(), "cannot add 1001 machines: at most 1000 per call") {
-		t.Errorf("add-machine -n 1001: %v", err)
+	if _, err := env.admin.AddMachines(ctx, &pb.AddMachinesRequest{Model: "default", Params: make([]*pb.AddMachineParams, 10001)}); !errors.Is(err, apierr.NotValid) ||
+		!strings.Contains(err.Error(), "cannot add 10001 machines: at most 10000 per call") {
+		t.Errorf("add-machine -n 10001: %v", err)
 	}
 	if fs, _ := env.admin.FullStatus(ctx, "default", nil); len(fs.GetMachines()) != 0 {
 		t.Fatalf("refused calls added machines: %v", fs.GetMachines())

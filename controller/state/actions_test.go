@@ -567,13 +567,12 @@ func TestWatchTaskKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		select {
-		case ev := <-events:
-			if ev.Kind != tt.kind || ev.ID != tt.id {
-				t.Errorf("watching %s %q: first event %+v", tt.kind, tt.id, ev)
-			}
-		case <-ctx.Done():
+		ev, ok := firstEvent(events)
+		if !ok {
 			t.Fatalf("watching %s %q: no event", tt.kind, tt.id)
+		}
+		if ev.Kind != tt.kind || ev.ID != tt.id {
+			t.Errorf("watching %s %q: first event %+v", tt.kind, tt.id, ev)
 		}
 	}
 	// A whole-model watch (status, wait-for) does not wake for tasks.
@@ -590,13 +589,12 @@ func TestWatchTaskKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	select {
-	case ev := <-events:
-		if ev.Kind != state.KindUnit {
-			t.Errorf("whole-model watch: first event %+v", ev)
-		}
-	case <-ctx.Done():
+	ev, ok := firstEvent(events)
+	if !ok {
 		t.Fatal("whole-model watch: no event")
+	}
+	if ev.Kind != state.KindUnit {
+		t.Errorf("whole-model watch: first event %+v", ev)
 	}
 	for _, bad := range []struct{ kind, id string }{
 		{state.KindTasks, "db"}, {state.KindTasks, "db/"}, {state.KindTask, "x"}, {state.KindTask, "02"}, {state.KindTask, ""},

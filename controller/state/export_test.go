@@ -9,3 +9,10 @@ func (h *Hub) WatchedModels() int {
 
 // MaxBulkOps is the bound on a bulk transaction, for the test that it fits the store.
 const MaxBulkOps = maxBulkOps
+
+// LowerMaxBulkBytes makes bulk transactions refused past n bytes until the test ends.
+func LowerMaxBulkBytes(t interface{ Cleanup(func()) }, n int) {
+	old := maxBulkBytes
+	maxBulkBytes = n
+	t.Cleanup(func() { maxBulkBytes = old })
+}

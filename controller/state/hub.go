@@ -2,39 +2,80 @@ package state
 
 import (
 	"context"
+	"iter"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/jujuclone/juju/api/apierr"
 )
 
-// hubBuffer is how far a subscriber may fall behind before its subscription is ended (it then
-// watches again and re-reads, as after any watch failure).
+// hubBuffer is how many events a subscriber may have pending before its subscription is ended
+// (it then watches again and re-reads, as after any watch failure).
 const hubBuffer = 128
 
 // Hub shares one etcd watch per model among every subscriber (the API server's Watch calls:
 // one per agent). Thousands of agents each watching the relations of a model would otherwise
 // cost thousands of etcd watchers, and every scope change would be decoded once per agent.
+//
+// An event costs the lookups of its key and of its key's ancestors plus its own subscribers,
+// whatever the number of subscribers to other keys; an idle subscription costs a few hundred
+// bytes and no goroutine (100,000 unit agents each hold several).
 type Hub struct {
-	s      *State
-	ctx    context.Context
+	s   *State
+	ctx context.Context
+	// mu guards models only: each model's subscribers and deliveries are under the model's own
+	// lock, so one model's fan-out never holds up another model's Subscribe or unsubscribe.
 	mu     sync.Mutex
 	models map[string]*modelHub
+	// attempts counts index lookups and subscriber entries looked at, so that a test can show
+	// that an event's cost does not grow with subscribers to other keys.
+	attempts atomic.Int64
 }
 
 type modelHub struct {
-	uuid     string
-	exact    map[string]map[*subscription]bool
-	prefixes map[*subscription][]WatchKey
+	uuid string
 	// stop ends the model's watch: when its last subscriber leaves, so that a model nobody
 	// watches (a destroyed one) costs no etcd watch.
 	stop context.CancelFunc
+
+	mu sync.Mutex
+	// index maps every watched key and prefix (ending in "/") to its subscribers: an event's
+	// subscribers are those of its key and of its ancestors, a handful of lookups.
+	index map[string][]hubEntry
+	subs  int
+	// dead: the watch ended or its last subscriber left; a later Subscribe starts a fresh one.
+	dead bool
+	// seq numbers events so that a subscriber whose keys match an event several times is handed
+	// it once; matched is the event's subscribers, reused from event to event.
+	seq     uint64
+	matched []*Subscription
 }
 
-type subscription struct {
+// hubEntry is one key of one subscription: sub.keys[key].
+type hubEntry struct {
+	sub *Subscription
+	key int
+}
+
+// Subscription is one subscriber's pending events: at most hubBuffer of them, in a queue that
+// grows only as they arrive.
+type Subscription struct {
 	keys []WatchKey
-	ch   chan Event
+
+	// Under the model's lock.
+	pos  []int // pos[i] is where keys[i]'s entry is in the model's index
 	done bool
+	stop func() bool // releases the context.AfterFunc that ends the subscription
+	seq  uint64      // the last event matched
+	want bool        // whether a key matching that event wants every change (not LifeOnly)
+
+	mu     sync.Mutex
+	queue  []Event
+	ended  bool
+	notify chan struct{} // a token when events are pending; closed when the subscription ends
 }
 
 // NewHub returns a hub whose watches stop when ctx ends.
@@ -43,78 +84,187 @@ func (s *State) NewHub(ctx context.Context) *Hub {
 }
 
 // Subscribe streams, until ctx ends, the changes to keys that happen after the call returns.
-// The channel closes when ctx ends, when the model's watch fails, or when the subscriber falls
-// too far behind; the subscriber then watches again and re-reads.
-func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (<-chan Event, error) {
-	sub := &subscription{keys: keys, ch: make(chan Event, hubBuffer)}
-	h.mu.Lock()
-	m, ok := h.models[uuid]
-	if !ok {
-		// The model's first subscriber starts its watch. The revision is read without the lock,
-		// which every model's event delivery takes; whoever gets the lock back first starts it.
-		h.mu.Unlock()
-		rev, err := h.s.Revision(ctx)
+// The subscription ends when ctx ends, when the model's watch fails, or when the subscriber
+// falls too far behind; the subscriber then watches again and re-reads.
+func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (*Subscription, error) {
+	sub := &Subscription{keys: keys, pos: make([]int, len(keys)), notify: make(chan struct{}, 1)}
+	for {
+		if err := h.ctx.Err(); err != nil {
+			return nil, apierr.Errorf(apierr.Unavailable, "cannot watch model %s: the controller is stopping", uuid)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := h.model(ctx, uuid)
 		if err != nil {
 			return nil, err
 		}
-		h.mu.Lock()
-		if m, ok = h.models[uuid]; !ok {
-			watchCtx, stop := context.WithCancel(h.ctx)
-			m = &modelHub{uuid: uuid, exact: map[string]map[*subscription]bool{}, prefixes: map[*subscription][]WatchKey{}, stop: stop}
-			h.models[uuid] = m
-			go h.run(watchCtx, m, rev+1)
-		}
-	}
-	// Registered before any event after this point is dispatched: the model's watch either
-	// started after this call's revision or has not dispatched it yet, so nothing is missed.
-	for _, k := range keys {
-		if strings.HasSuffix(k.Key, "/") {
-			m.prefixes[sub] = append(m.prefixes[sub], k)
+		m.mu.Lock()
+		if m.dead {
+			// Its last subscriber left or its watch failed since we looked it up.
+			m.mu.Unlock()
+			h.forget(m)
 			continue
 		}
-		if m.exact[k.Key] == nil {
-			m.exact[k.Key] = map[*subscription]bool{}
-		}
-		m.exact[k.Key][sub] = true
+		// Registered before any event after this point is dispatched: the model's watch either
+		// started after this call's revision or has not dispatched it yet, so nothing is missed.
+		m.add(sub)
+		sub.stop = context.AfterFunc(ctx, func() { m.unsubscribe(sub) })
+		m.mu.Unlock()
+		return sub, nil
 	}
-	h.mu.Unlock()
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-h.ctx.Done():
-		}
-		h.unsubscribe(m, sub)
-	}()
-	return sub.ch, nil
 }
 
-// unsubscribe removes sub and closes its channel (once).
-func (h *Hub) unsubscribe(m *modelHub, sub *subscription) {
+// model returns uuid's hub, starting its watch if nobody watches it.
+func (h *Hub) model(ctx context.Context, uuid string) (*modelHub, error) {
+	h.mu.Lock()
+	m, ok := h.models[uuid]
+	h.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	// The revision is read without the lock, which every Subscribe takes; whoever gets the lock
+	// back first starts the watch.
+	rev, err := h.s.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drop(m, sub)
+	if m, ok := h.models[uuid]; ok {
+		return m, nil
+	}
+	watchCtx, stop := context.WithCancel(h.ctx)
+	m = &modelHub{uuid: uuid, stop: stop, index: map[string][]hubEntry{}}
+	h.models[uuid] = m
+	go h.run(watchCtx, m, rev+1)
+	return m, nil
 }
 
-func (h *Hub) drop(m *modelHub, sub *subscription) {
+// forget removes m from the hub if it is still there (dead, so that it is not used again).
+func (h *Hub) forget(m *modelHub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.models[m.uuid] == m {
+		delete(h.models, m.uuid)
+	}
+}
+
+// Ready receives when events are pending, and at once for ever once the subscription ended.
+// It may also receive when nothing is pending: Take then returns no events.
+func (s *Subscription) Ready() <-chan struct{} { return s.notify }
+
+// Take removes and returns the pending events; ok is false once the subscription has ended
+// (the events returned with it are its last).
+func (s *Subscription) Take() (events []Event, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	events, s.queue = s.queue, nil
+	return events, !s.ended
+}
+
+// Events yields every event until the subscription ends.
+func (s *Subscription) Events() iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for {
+			<-s.notify
+			events, ok := s.Take()
+			for _, ev := range events {
+				if !yield(ev) {
+					return
+				}
+			}
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// push queues ev; false when the subscriber is too far behind.
+func (s *Subscription) push(ev Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return true
+	}
+	if len(s.queue) >= hubBuffer {
+		return false
+	}
+	s.queue = append(s.queue, ev)
+	select {
+	case s.notify <- struct{}{}:
+	default: // a token is already there
+	}
+	return true
+}
+
+func (s *Subscription) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ended {
+		s.ended = true
+		close(s.notify)
+	}
+}
+
+// add indexes sub's keys; m.mu is held.
+func (m *modelHub) add(sub *Subscription) {
+	for i, k := range sub.keys {
+		sub.pos[i] = len(m.index[k.Key])
+		m.index[k.Key] = append(m.index[k.Key], hubEntry{sub: sub, key: i})
+	}
+	m.subs++
+}
+
+func (m *modelHub) unsubscribe(sub *Subscription) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.drop(sub)
+}
+
+// drop removes sub and ends it (once); the last subscriber to leave stops the model's watch.
+// m.mu is held.
+func (m *modelHub) drop(sub *Subscription) {
 	if sub.done {
 		return
 	}
 	sub.done = true
-	for _, k := range sub.keys {
-		if set := m.exact[k.Key]; set != nil {
-			delete(set, sub)
-			if len(set) == 0 {
-				delete(m.exact, k.Key)
-			}
-		}
+	for i, k := range sub.keys {
+		m.remove(k.Key, sub.pos[i])
 	}
-	delete(m.prefixes, sub)
-	close(sub.ch)
-	if len(m.exact) == 0 && len(m.prefixes) == 0 {
-		if h.models[m.uuid] == m {
-			delete(h.models, m.uuid)
-		}
-		m.stop()
+	sub.pos = nil
+	m.subs--
+	if sub.stop != nil {
+		sub.stop()
+	}
+	sub.end()
+	if m.subs == 0 && !m.dead {
+		m.dead = true
+		m.stop() // run then leaves the hub
+	}
+}
+
+// remove takes the entry at pos out of key's subscribers: the last entry takes its place, so
+// that leaving costs the same however many watch the key (every unit agent watches relations).
+func (m *modelHub) remove(key string, pos int) {
+	entries := m.index[key]
+	last := len(entries) - 1
+	if pos != last {
+		moved := entries[last]
+		entries[pos] = moved
+		moved.sub.pos[moved.key] = pos
+	}
+	entries[last] = hubEntry{}
+	entries = entries[:last]
+	switch {
+	case len(entries) == 0:
+		delete(m.index, key)
+	case cap(entries) > 64 && len(entries) < cap(entries)/4:
+		// Most of the key's subscribers left (a removed application's units): give it back.
+		m.index[key] = append([]hubEntry(nil), entries...)
+	default:
+		m.index[key] = entries
 	}
 }
 
@@ -128,66 +278,84 @@ func (h *Hub) run(ctx context.Context, m *modelHub, fromRev int64) {
 		if resp.Err() != nil {
 			break
 		}
-		h.mu.Lock()
+		m.mu.Lock()
 		for _, ev := range resp.Events {
-			key := string(ev.Kv.Key)
-			kind, id := classify(key, prefix)
-			if kind == "" {
-				continue
-			}
-			out := Event{Kind: kind, ID: id, Removed: ev.Type == clientv3.EventTypeDelete, Revision: ev.Kv.ModRevision}
-			lifeSame, decoded := false, false
-			deliver := func(sub *subscription, lifeOnly bool) {
-				if lifeOnly && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil {
-					if !decoded {
-						lifeSame, decoded = lifeOf(kind, ev.PrevKv.Value) == lifeOf(kind, ev.Kv.Value), true
-					}
-					if lifeSame {
-						return
-					}
-				}
-				select {
-				case sub.ch <- out:
-				default:
-					h.drop(m, sub) // too far behind: it re-watches and re-reads
-				}
-			}
-			for sub := range m.exact[key] {
-				for _, k := range sub.keys {
-					if k.Key == key {
-						deliver(sub, k.LifeOnly)
-						break
-					}
-				}
-			}
-			// A whole-model watch is for what status shows: tasks (every action-log line) are
-			// not, and would only make status and wait-for re-read the model.
-			taskKind := kind == KindTask || kind == KindTasks
-			for sub, keys := range m.prefixes {
-				for _, k := range keys {
-					if strings.HasPrefix(key, k.Key) && !(taskKind && k.Key == prefix) {
-						deliver(sub, k.LifeOnly)
-						break
-					}
-				}
-			}
+			h.dispatch(m, prefix, ev)
 		}
-		h.mu.Unlock()
+		m.mu.Unlock()
 	}
 	// The watch ended: every subscriber re-watches, which starts a fresh model watch.
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.models[m.uuid] == m {
-		delete(h.models, m.uuid)
-	}
-	for _, key := range mapKeys(m.exact) {
-		for sub := range m.exact[key] {
-			h.drop(m, sub)
+	m.mu.Lock()
+	m.dead = true
+	var subs []*Subscription
+	for _, entries := range m.index {
+		for _, e := range entries {
+			subs = append(subs, e.sub)
 		}
 	}
-	for sub := range m.prefixes {
-		h.drop(m, sub)
+	for _, sub := range subs {
+		m.drop(sub)
 	}
+	m.mu.Unlock()
+	h.forget(m)
+}
+
+// dispatch hands ev to the subscribers of its key and of its key's ancestors; m.mu is held.
+func (h *Hub) dispatch(m *modelHub, prefix string, ev *clientv3.Event) {
+	key := string(ev.Kv.Key)
+	kind, id := classify(key, prefix)
+	if kind == "" {
+		return
+	}
+	m.seq++
+	matched := m.matched[:0]
+	attempts := 0
+	visit := func(k string) {
+		entries := m.index[k]
+		attempts += 1 + len(entries)
+		for _, e := range entries {
+			sub := e.sub
+			if sub.seq != m.seq {
+				sub.seq, sub.want = m.seq, false
+				matched = append(matched, sub)
+			}
+			if !sub.keys[e.key].LifeOnly {
+				sub.want = true
+			}
+		}
+	}
+	if !strings.HasSuffix(key, "/") {
+		visit(key)
+	}
+	// A whole-model watch is for what status shows: tasks (every action-log line) are not, and
+	// would only make status and wait-for re-read the model.
+	taskKind := kind == KindTask || kind == KindTasks
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' && !(taskKind && i == len(prefix)-1) {
+			visit(key[:i+1])
+		}
+	}
+	h.attempts.Add(int64(attempts))
+
+	out := Event{Kind: kind, ID: id, Removed: ev.Type == clientv3.EventTypeDelete, Revision: ev.Kv.ModRevision}
+	lifeSame, decoded := false, false
+	for _, sub := range matched {
+		// A subscriber whose every matching key is LifeOnly hears of creations, removals and
+		// life changes only.
+		if !sub.want && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil {
+			if !decoded {
+				lifeSame, decoded = lifeOf(kind, ev.PrevKv.Value) == lifeOf(kind, ev.Kv.Value), true
+			}
+			if lifeSame {
+				continue
+			}
+		}
+		if !sub.push(out) {
+			m.drop(sub) // too far behind: it re-watches and re-reads
+		}
+	}
+	clear(matched) // hold no subscription past its event
+	m.matched = matched[:0]
 }
 
 func mapKeys[V any](m map[string]V) []string {

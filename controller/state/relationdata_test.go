@@ -291,13 +291,12 @@ func TestWatchKindsMatchOnlyTheirOwnKeys(t *testing.T) {
 		if tt.kind == state.KindMachineUnits {
 			wantID = "mysql/0" // the index event names the unit
 		}
-		select {
-		case ev := <-events:
-			if ev.Kind != tt.kind || ev.ID != wantID {
-				t.Errorf("watching %s %q: first event %+v", tt.kind, tt.id, ev)
-			}
-		case <-ctx.Done():
+		ev, ok := firstEvent(events)
+		if !ok {
 			t.Fatalf("watching %s %q: no event", tt.kind, tt.id)
+		}
+		if ev.Kind != tt.kind || ev.ID != wantID {
+			t.Errorf("watching %s %q: first event %+v", tt.kind, tt.id, ev)
 		}
 	}
 	for _, bad := range []struct{ kind, id string }{

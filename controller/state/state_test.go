@@ -443,13 +443,12 @@ func TestWatchSeesChangesAfterSubscribing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-events:
-		if ev.Kind != state.KindMachine || ev.ID != id || ev.Removed {
-			t.Fatalf("event = %+v", ev)
-		}
-	case <-ctx.Done():
+	ev, ok := firstEvent(events)
+	if !ok {
 		t.Fatal("no event")
+	}
+	if ev.Kind != state.KindMachine || ev.ID != id || ev.Removed {
+		t.Fatalf("event = %+v", ev)
 	}
 }
 
@@ -473,7 +472,7 @@ func TestHubStopsWatchingAModelNobodyWatches(t *testing.T) {
 		t.Fatalf("watched models with a subscriber = %d", n)
 	}
 	unsubscribe()
-	for range events { // closes once unsubscribed
+	for range events.Events() { // ends once unsubscribed
 	}
 	for hub.WatchedModels() != 0 {
 		if ctx.Err() != nil {
@@ -490,12 +489,11 @@ func TestHubStopsWatchingAModelNobodyWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-events:
-		if ev.ID != id {
-			t.Fatalf("event = %+v", ev)
-		}
-	case <-ctx.Done():
+	ev, ok := firstEvent(events)
+	if !ok {
 		t.Fatal("no event after subscribing again")
+	}
+	if ev.ID != id {
+		t.Fatalf("event = %+v", ev)
 	}
 }

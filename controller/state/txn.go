@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/controller/store"
 )
 
 // maxAttempts bounds retries of a transaction that loses a race (L-G3); maxBackoff bounds the
@@ -31,11 +32,16 @@ const maxOps = 100
 // maxBulkOps bounds a bulk transaction (writes.bulk): one whose size follows a request that
 // limits bounds per call (deploy and add-unit -n, add-machine -n), never the model. It stays
 // under the embedded etcd's store.MaxTxnOps, for its operations and its comparisons alike.
-const maxBulkOps = 4000
+const maxBulkOps = 32_000
 
-// maxTxnBytes is etcd's default --max-request-bytes (1.5 MiB), which the embedded etcd keeps:
-// a transaction estimated larger is refused here with a clear error rather than sent.
+// maxTxnBytes is etcd's default --max-request-bytes (1.5 MiB): a transaction estimated larger
+// is refused here with a clear error rather than sent. Bulk transactions may take what the
+// embedded etcd takes (maxBulkBytes, store.MaxRequestBytes); an external cluster with etcd's
+// default refuses those past 1.5 MiB, whole.
 const maxTxnBytes = 3 << 19
+
+// maxBulkBytes is a variable only for a test, which lowers it to see a refusal.
+var maxBulkBytes = store.MaxRequestBytes
 
 // errRetry, returned by a build, starts the transaction again from fresh reads: what it read
 // outside the guards (a listing) has already changed.
@@ -212,7 +218,11 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 		if w.bulk && max(len(w.ops), len(r.cmps)) > maxBulkOps {
 			return apierr.Errorf(apierr.NotValid, "%s: %d operations are more than the store takes at once (%d); ask for less in one call", what, max(len(w.ops), len(r.cmps)), maxBulkOps)
 		}
-		if err := checkTxnSize(what, r.cmps, w.ops); err != nil {
+		limit := maxTxnBytes
+		if w.bulk {
+			limit = maxBulkBytes
+		}
+		if err := checkTxnSize(what, r.cmps, w.ops, limit); err != nil {
 			return err
 		}
 		resp, err := s.kv.Txn(ctx).If(r.cmps...).Then(w.ops...).Commit()
@@ -245,7 +255,7 @@ func (s *State) run(ctx context.Context, what string, build buildFunc) error {
 // etcd would refuse it with "request is too large" (or the client with a gRPC size error), and
 // a document is never cut to fit. The estimate counts every key and value, plus a few bytes of
 // framing per operation, which is more than etcd's encoding adds.
-func checkTxnSize(what string, cmps []clientv3.Cmp, ops []clientv3.Op) error {
+func checkTxnSize(what string, cmps []clientv3.Cmp, ops []clientv3.Op, limit int) error {
 	const framing = 16
 	size := 0
 	for i := range cmps {
@@ -260,11 +270,11 @@ func checkTxnSize(what string, cmps []clientv3.Cmp, ops []clientv3.Op) error {
 			largest, largestSize = string(op.KeyBytes()), n
 		}
 	}
-	if size <= maxTxnBytes {
+	if size <= limit {
 		return nil
 	}
-	msg := fmt.Sprintf("%s: the change is %s, more than the %s the store takes at once", what, mib(size), mib(maxTxnBytes))
-	if largestSize > maxTxnBytes/2 {
+	msg := fmt.Sprintf("%s: the change is %s, more than the %s the store takes at once", what, mib(size), mib(limit))
+	if largestSize > limit/2 {
 		// One document is most of it: name it (its key without the model's prefix).
 		name := largest
 		if i := strings.Index(name, "/models/"); i >= 0 {

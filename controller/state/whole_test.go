@@ -124,11 +124,11 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{"deploy -n 100000000", func() error {
 			_, err := st.Deploy(ctx, uuid, deployArgs(func(a *state.DeployArgs) { a.NumUnits = 100000000 }))
 			return err
-		}, apierr.NotValid, `cannot add application "wp": cannot add 100000000 units: at most 1000 per call`},
-		{"deploy -n 1001", func() error {
+		}, apierr.NotValid, `cannot add application "wp": cannot add 100000000 units: at most 10000 per call`},
+		{"deploy -n 10001", func() error {
 			_, err := st.Deploy(ctx, uuid, deployArgs(func(a *state.DeployArgs) { a.NumUnits = limits.MaxUnitsPerCall + 1 }))
 			return err
-		}, apierr.NotValid, `cannot add application "wp": cannot add 1001 units: at most 1000 per call`},
+		}, apierr.NotValid, `cannot add application "wp": cannot add 10001 units: at most 10000 per call`},
 		{"deploy -n -1", func() error {
 			_, err := st.Deploy(ctx, uuid, deployArgs(func(a *state.DeployArgs) { a.NumUnits = -1 }))
 			return err
@@ -164,7 +164,7 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{"add-unit -n 100000000", func() error {
 			_, err := st.AddUnits(ctx, uuid, "blog", 100000000, nil)
 			return err
-		}, apierr.NotValid, `cannot add unit to application "blog": cannot add 100000000 units: at most 1000 per call`},
+		}, apierr.NotValid, `cannot add unit to application "blog": cannot add 100000000 units: at most 10000 per call`},
 		{"add-unit to a missing application", func() error {
 			_, err := st.AddUnits(ctx, uuid, "nope", 1, nil)
 			return err
@@ -172,7 +172,7 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{"add-machine -n 100000000", func() error {
 			_, err := st.AddMachines(ctx, uuid, make([]state.MachineParams, 100000000))
 			return err
-		}, apierr.NotValid, `cannot add 100000000 machines: at most 1000 per call`},
+		}, apierr.NotValid, `cannot add 100000000 machines: at most 10000 per call`},
 		{"add-machine -n 0", func() error {
 			_, err := st.AddMachines(ctx, uuid, nil)
 			return err
@@ -283,7 +283,9 @@ func TestTooLargeForTheStoreIsRefused(t *testing.T) {
 	name := "a" + strings.Repeat("b", names.MaxApplicationLength-1)
 	config := map[string]string{"motd": `"` + strings.Repeat("x", 900<<10) + `"`}
 	before := storeKeys(t, uuid)
-	_, err = st.Deploy(ctx, uuid, state.DeployArgs{Name: name, CharmURL: ch.Url, Base: "ubuntu@22.04", NumUnits: limits.MaxUnitsPerCall, Config: config})
+	// The largest deploy fits the embedded store's 16 MiB: an external store's 1.5 MiB, here.
+	state.LowerMaxBulkBytes(t, 3<<19)
+	_, err = st.Deploy(ctx, uuid, state.DeployArgs{Name: name, CharmURL: ch.Url, Base: "ubuntu@22.04", NumUnits: 1000, Config: config})
 	if !errors.Is(err, apierr.NotValid) || !strings.Contains(err.Error(), "MiB, more than the 1.5 MiB the store takes at once") {
 		t.Fatalf("error = %v", err)
 	}

@@ -187,7 +187,7 @@ func joinClient(ctx context.Context, certs bootstrap.EtcdCerts, join JoinOptions
 		Endpoints: join.Endpoints, TLS: tlsCfg, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
 		// Not ctx: undoing a join that ran out of time still needs the client.
 		Context:     context.WithoutCancel(ctx),
-		DialOptions: clientDialOptions(),
+		DialOptions: clientDialOptions(), MaxCallSendMsgSize: maxCallSendBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to etcd cluster %v: %w", join.Endpoints, err)

@@ -56,7 +56,17 @@ type ConnectOptions struct {
 // entry beats a recovery worker finishing half-done deploys. An external cluster
 // (--etcd-endpoints) needs --max-txn-ops of at least this for deploys of more than about 40
 // units per call; below that, etcd refuses the transaction and nothing is written.
-const MaxTxnOps = 4096
+const MaxTxnOps = 32_768
+
+// MaxRequestBytes is the embedded etcd's --max-request-bytes (etcd's default is 1.5 MiB): a
+// deploy of 10,000 units with their machines is one transaction of some 5 MiB. Every other
+// transaction stays within etcd's default (controller/state), so that an external cluster
+// with it takes everything but the largest deploys, which it refuses whole.
+const MaxRequestBytes = 16 << 20
+
+// maxCallSendBytes is what an etcd client sends in one message: a request of MaxRequestBytes
+// and its framing (clientv3's default is 2 MiB).
+const maxCallSendBytes = MaxRequestBytes + 1<<20
 
 // EmbeddedOptions tune the embedded server.
 type EmbeddedOptions struct {
@@ -230,6 +240,7 @@ func startMember(ctx context.Context, dir string, opts EmbeddedOptions, certs bo
 	cfg.AutoCompactionMode = "periodic"
 	cfg.AutoCompactionRetention = "1h"
 	cfg.MaxTxnOps = MaxTxnOps
+	cfg.MaxRequestBytes = MaxRequestBytes
 	// Mutual TLS on both URLs: a client or peer without a certificate of the CA fails the
 	// handshake. The server certificate is also the member's client certificate towards its
 	// peers (it has both usages), so members of one CA trust each other and nobody else.
@@ -272,7 +283,7 @@ func newStore(ctx context.Context, e *embed.Etcd, certs bootstrap.EtcdCerts, m m
 	}
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: []string{s.Endpoint()}, TLS: tlsCfg, DialTimeout: 5 * time.Second, Context: ctx, Logger: zap.NewNop(),
-		DialOptions: clientDialOptions(),
+		DialOptions: clientDialOptions(), MaxCallSendMsgSize: maxCallSendBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to embedded etcd: %w", err)
@@ -300,7 +311,7 @@ func Connect(ctx context.Context, endpoints []string, opts ConnectOptions) (*Sto
 		DialTimeout: 5 * time.Second,
 		Context:     ctx,
 		Logger:      zap.NewNop(),
-		DialOptions: clientDialOptions(),
+		DialOptions: clientDialOptions(), MaxCallSendMsgSize: maxCallSendBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to etcd %v: %w", endpoints, err)

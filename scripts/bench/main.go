@@ -46,6 +46,8 @@ func run() error {
 	only := flag.String("only", "", "measure one figure only, print it and leave BENCHMARKS.md alone: txn, removal, charms, ops, actions, restart, bundle or ha")
 	flag.StringVar(&bin, "bin", filepath.Join(root, "bin"), "directory of juju and jujud")
 	flag.IntVar(&restartUnits, "n", restartUnits, "units of the restart and memory figures")
+	scale := flag.Int("scale", 0, "measure the scale figures at this many units instead (make bench-scale), into their own section of BENCHMARKS.md")
+	scaleBatch := flag.Int("scale-batch", 10_000, "units per add-unit call of the scale figures")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
 	if err != nil {
@@ -64,6 +66,12 @@ func run() error {
 		os.RemoveAll(data)
 	}()
 
+	if *scale > 0 {
+		if err := measureScale(*scale, *scaleBatch); err != nil {
+			return err
+		}
+		return writeScale(*scale)
+	}
 	switch *only {
 	case "":
 	case "txn", "removal", "charms", "ops", "actions", "restart", "bundle", "ha":
@@ -318,5 +326,11 @@ func report() error {
 		b.WriteString("\n" + n + "\n")
 	}
 	fmt.Print(b.String())
+	// The scale section is make bench-scale's: kept as it is.
+	if old, err := os.ReadFile(filepath.Join(root, "BENCHMARKS.md")); err == nil {
+		if i := strings.Index(string(old), scaleHeading); i >= 0 {
+			b.WriteString("\n" + string(old[i:]))
+		}
+	}
 	return os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(b.String()), 0o644)
 }

@@ -108,11 +108,15 @@ func addUnitRun(ctx context.Context, opts *addUnitOptions) error {
 	if n := len(opts.placement); n > opts.NumUnits {
 		opts.IO.Warningf("%d unit(s) will be added, extra placement directives will be ignored", opts.NumUnits)
 	}
-	resp, err := c.AddUnits(ctx, &jujupb.AddUnitsRequest{
-		Model:       model.UUID,
-		Application: opts.Application,
-		NumUnits:    int32(opts.NumUnits),
-		Placement:   toPlacements(opts.placement),
+	var resp *jujupb.AddUnitsResponse
+	err = cmdutil.Bulk(ctx, opts.IO, opts.NumUnits, "units to "+opts.Application, func(ctx context.Context) error {
+		resp, err = c.AddUnits(ctx, &jujupb.AddUnitsRequest{
+			Model:       model.UUID,
+			Application: opts.Application,
+			NumUnits:    int32(opts.NumUnits),
+			Placement:   toPlacements(opts.placement),
+		})
+		return err
 	})
 	if err != nil {
 		// The controller's errors already name the application and the reason.

@@ -19,16 +19,16 @@ func TestUnitBoundsAndNames(t *testing.T) {
 	tests := []struct {
 		args, wantErr string
 	}{
-		{args: "-n 1001", wantErr: "--num-units 1001: at most 1000 units per call (add more with further add-unit calls)"},
-		{args: "-n 100000000", wantErr: "--num-units 100000000: at most 1000 units per call (add more with further add-unit calls)"},
-		{args: "-n 4294967297", wantErr: "--num-units 4294967297: at most 1000 units per call (add more with further add-unit calls)"},
+		{args: "-n 10001", wantErr: "--num-units 10001: at most 10000 units per call (add more with further add-unit calls)"},
+		{args: "-n 100000000", wantErr: "--num-units 100000000: at most 10000 units per call (add more with further add-unit calls)"},
+		{args: "-n 4294967297", wantErr: "--num-units 4294967297: at most 10000 units per call (add more with further add-unit calls)"},
 		{args: "-n -1", wantErr: "--num-units must be a positive integer"},
-		{args: "-n 1000"},
+		{args: "-n 10000"},
 		{args: "--name " + long, wantErr: longErr},
 		{args: "--name " + fits},
 	}
-	if limits.MaxUnitsPerCall != 1000 {
-		t.Fatalf("the table assumes 1000 units per call, not %d", limits.MaxUnitsPerCall)
+	if limits.MaxUnitsPerCall != 10000 {
+		t.Fatalf("the table assumes 10000 units per call, not %d", limits.MaxUnitsPerCall)
 	}
 	for _, cmdName := range []string{"deploy", "add-unit"} {
 		for _, tt := range tests {

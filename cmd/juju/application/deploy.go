@@ -352,17 +352,21 @@ func deployRun(ctx context.Context, opts *deployOptions) error {
 		return err
 	}
 
-	resp, err := c.Deploy(ctx, &jujupb.DeployRequest{
-		Model:       model.UUID,
-		Application: appName,
-		CharmUrl:    up.GetUrl(),
-		Base:        &jujupb.Base{Name: chosen.OS, Channel: chosen.Channel.String()},
-		NumUnits:    int32(numUnits),
-		Placement:   toPlacements(opts.placement),
-		Constraints: opts.cons.String(),
-		Config:      config,
-		Trust:       opts.Trust,
-		Resources:   pending,
+	var resp *jujupb.DeployResponse
+	err = cmdutil.Bulk(ctx, opts.IO, numUnits, "units of "+appName, func(ctx context.Context) error {
+		resp, err = c.Deploy(ctx, &jujupb.DeployRequest{
+			Model:       model.UUID,
+			Application: appName,
+			CharmUrl:    up.GetUrl(),
+			Base:        &jujupb.Base{Name: chosen.OS, Channel: chosen.Channel.String()},
+			NumUnits:    int32(numUnits),
+			Placement:   toPlacements(opts.placement),
+			Constraints: opts.cons.String(),
+			Config:      config,
+			Trust:       opts.Trust,
+			Resources:   pending,
+		})
+		return err
 	})
 	if errors.Is(err, apierr.AlreadyExists) {
 		return alreadyExists(err)

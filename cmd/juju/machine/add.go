@@ -166,7 +166,11 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		}
 		req.Params = append(req.Params, p)
 	}
-	results, err := c.AddMachines(ctx, req)
+	var results []*jujupb.AddMachineResult
+	err = cmdutil.Bulk(ctx, opts.IO, opts.NumMachines, "machines", func(ctx context.Context) error {
+		results, err = c.AddMachines(ctx, req)
+		return err
+	})
 	if err != nil {
 		// The controller's errors say what could not be added, and why; nothing was.
 		return err

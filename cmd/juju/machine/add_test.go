@@ -44,9 +44,9 @@ func TestNewCmdAdd(t *testing.T) {
 		{args: "--series jammy --base ubuntu@22.04", wantErr: "--series and --base cannot be specified together"},
 		{args: "-n 0", wantErr: "-n must be a positive integer"},
 		{args: "-n -1", wantErr: "-n must be a positive integer"},
-		{args: "-n 1001", wantErr: "-n 1001: at most 1000 machines per call"},
-		{args: "-n 100000000", wantErr: "-n 100000000: at most 1000 machines per call"},
-		{args: "-n 4294967297", wantErr: "-n 4294967297: at most 1000 machines per call"},
+		{args: "-n 10001", wantErr: "-n 10001: at most 10000 machines per call"},
+		{args: "-n 100000000", wantErr: "-n 100000000: at most 10000 machines per call"},
+		{args: "-n 4294967297", wantErr: "-n 4294967297: at most 10000 machines per call"},
 		{args: "-n 1000", check: func(t *testing.T, o *addOptions) {
 			if o.NumMachines != 1000 {
 				t.Errorf("opts = %+v", o)

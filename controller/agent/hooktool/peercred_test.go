@@ -122,3 +122,51 @@ func TestServerRefusesOtherUIDs(t *testing.T) {
 		t.Errorf("another uid: %#v", got)
 	}
 }
+
+// One server serves the units of every machine of the process: each hook's tools are answered
+// by the hook's own context, for the uid its machine runs hooks as (RegisterAs), or for this
+// process's uid and root when it has none (Register). No hook's id works from another
+// machine's uid, and an ended hook's id works for nobody.
+func TestOneServerForUnitsOfEveryMachine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs tools as other uids: needs root")
+	}
+	plain, isolated, other := newFake(), newFake(), newFake()
+	s := startServer(t, plain) // "ctx-1": a machine without a uid of its own
+	s.RegisterAs("ctx-2", isolated, machineUID)
+	s.RegisterAs("ctx-3", other, otherUID)
+	tools := toolsFor(t)
+
+	if got := runAs(t, s, tools, 0, "ctx-1", "status-set", "active", "plain"); got.code != 0 {
+		t.Errorf("root with the plain unit's id: %#v", got)
+	}
+	if got := runAs(t, s, tools, machineUID, "ctx-2", "status-set", "active", "isolated"); got.code != 0 {
+		t.Errorf("the machine's uid with its hook's id: %#v", got)
+	}
+	if got := runAs(t, s, tools, otherUID, "ctx-3", "status-set", "active", "other"); got.code != 0 {
+		t.Errorf("the other machine's uid with its hook's id: %#v", got)
+	}
+	refused := map[string]result{
+		"another machine's uid with a hook's id": runAs(t, s, tools, otherUID, "ctx-2", "status-set", "active", "taken over"),
+		"root with an isolated hook's id":        runAs(t, s, tools, 0, "ctx-2", "status-set", "active", "taken over"),
+		"a machine's uid with a plain hook's id": runAs(t, s, tools, machineUID, "ctx-1", "status-set", "active", "taken over"),
+	}
+	for what, got := range refused {
+		if got.code != 1 || !strings.Contains(got.stderr, "permission denied: caller uid") {
+			t.Errorf("%s: %#v", what, got)
+		}
+	}
+	s.Unregister("ctx-2")
+	if got := runAs(t, s, tools, machineUID, "ctx-2", "status-set", "active", "taken over"); got.code != 1 || !strings.Contains(got.stderr, `no running hook has context id "ctx-2"`) {
+		t.Errorf("the id of a hook that ended: %#v", got)
+	}
+	if s.Registered() != 2 {
+		t.Errorf("%d contexts registered, want 2", s.Registered())
+	}
+	for name, f := range map[string]*fakeContext{"plain": plain, "isolated": isolated, "other": other} {
+		calls := strings.Join(f.recorded(), "\n")
+		if !strings.Contains(calls, name) || strings.Contains(calls, "taken over") {
+			t.Errorf("%s context's calls: %q", name, calls)
+		}
+	}
+}

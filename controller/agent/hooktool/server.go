@@ -38,9 +38,10 @@ type response struct {
 	Code   int    `json:"code"`
 }
 
-// SocketAddr returns a fresh abstract socket address for a unit agent's server. Abstract names
-// escape the 108-byte limit of socket paths under deep unit directories and vanish with the
-// process; the random part keeps agents of the same unit name apart.
+// SocketAddr returns a fresh abstract socket address for a server of name (a unit, or the
+// agents of a process). Abstract names escape the 108-byte limit of socket paths under deep
+// unit directories and vanish with the process; the random part keeps servers of the same name
+// apart.
 func SocketAddr(unitName string) string {
 	name := strings.ReplaceAll(unitName, "/", "-")
 	if len(name) > 64 {
@@ -61,16 +62,25 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Server answers the hook tools of one unit agent.
+// Server answers the hook tools of the unit agents of a process: one listener for all of them,
+// each running hook's tools told apart by their context id (an idle unit costs the server
+// nothing, issue 16).
 type Server struct {
 	ln        net.Listener
 	timeout   time.Duration
 	mu        sync.Mutex
-	contexts  map[string]Context
+	contexts  map[string]registered
 	closing   chan struct{}
 	closeOnce sync.Once
-	// only is the one uid whose processes may call (OnlyFrom); -1: this process's uid and root.
+	// only is the one uid whose processes may call (OnlyFrom); -1: each context's own rule.
 	only atomic.Int64
+}
+
+// registered is a running hook's context and the uid its tools must run as (-1: this
+// process's uid or root).
+type registered struct {
+	c    Context
+	only int64
 }
 
 // NewServer listens on a Unix socket: an abstract address ("@name", see SocketAddr) or a path
@@ -85,7 +95,7 @@ func NewServer(socketAddr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening for hook tools: %w", err)
 	}
-	s := &Server{ln: ln, timeout: RequestTimeout, contexts: map[string]Context{}, closing: make(chan struct{})}
+	s := &Server{ln: ln, timeout: RequestTimeout, contexts: map[string]registered{}, closing: make(chan struct{})}
 	s.only.Store(-1)
 	return s, nil
 }
@@ -100,10 +110,23 @@ func (s *Server) OnlyFrom(uid int) { s.only.Store(int64(uid)) }
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Register makes c answer the tools of the hook started with JUJU_CONTEXT_ID=id.
-func (s *Server) Register(id string, c Context) {
+func (s *Server) Register(id string, c Context) { s.RegisterAs(id, c, -1) }
+
+// RegisterAs is Register for a hook whose processes run as uid (its machine's own): its tools
+// are answered for callers of that uid alone, neither root nor this process's uid, so that
+// one server serves the units of machines with uids of their own and of none. A negative uid
+// is Register's rule: this process's uid or root.
+func (s *Server) RegisterAs(id string, c Context, uid int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.contexts[id] = c
+	s.contexts[id] = registered{c: c, only: int64(max(uid, -1))}
+}
+
+// Registered counts the running hooks' contexts.
+func (s *Server) Registered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.contexts)
 }
 
 // Unregister ends id's hook: its tools (and any process it left behind) are refused from now on.
@@ -113,11 +136,11 @@ func (s *Server) Unregister(id string) {
 	delete(s.contexts, id)
 }
 
-func (s *Server) lookup(id string) (Context, bool) {
+func (s *Server) lookup(id string) (registered, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.contexts[id]
-	return c, ok
+	r, ok := s.contexts[id]
+	return r, ok
 }
 
 // Close stops the server; Serve returns once running requests end (their Context calls are
@@ -186,18 +209,26 @@ func (s *Server) answer(ctx context.Context, conn net.Conn) (resp response) {
 	// rather than a broken pipe.
 	var req request
 	decodeErr := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req)
-	if err := checkPeer(conn, s.only.Load()); err != nil {
-		return fail("permission denied: %v", err)
+	reg, ok := s.lookup(req.ContextID)
+	only := s.only.Load()
+	if only < 0 && ok {
+		only = reg.only // the hook's machine's uid, when it has one
+	}
+	// An id no hook holds is refused below whoever calls: a process a hook left behind
+	// learns that its hook ended, whatever its uid.
+	if ok || only >= 0 {
+		if err := checkPeer(conn, only); err != nil {
+			return fail("permission denied: %v", err)
+		}
 	}
 	if decodeErr != nil {
 		return fail("reading the hook tool's request: %v", decodeErr)
 	}
-	c, ok := s.lookup(req.ContextID)
 	if !ok {
 		return fail("no running hook has context id %q: hook tools work only while their hook runs", req.ContextID)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	stdout, stderr, code := runTool(ctx, c, req.Tool, req.Args, req.File)
+	stdout, stderr, code := runTool(ctx, reg.c, req.Tool, req.Args, req.File)
 	return response{Stdout: stdout, Stderr: stderr, Code: code}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/core/fdlimit"
 	"github.com/jujuclone/juju/internal/atomicfile"
 	"github.com/jujuclone/juju/internal/peercred"
 )
@@ -162,6 +163,11 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 		h.addrsMu.Unlock()
 		h.setAddrs(req.Addrs)
 		h.cfg.Log.Info("agent host: the controller's API addresses changed", "api", req.Addrs)
+	case opCheckFiles:
+		var limitErr *fdlimit.LimitError
+		if err := h.runner.CheckFiles(ctx); errors.As(err, &limitErr) {
+			resp.FilesInUse, resp.FilesLimit = limitErr.InUse, limitErr.Limit
+		}
 	case opShutdown:
 		h.cfg.Log.Info("agent host: shutting down at the controller's request")
 		h.stop()

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/bootstrap"
+	"github.com/jujuclone/juju/core/fdlimit"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -23,11 +25,17 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // closed when Serve returned, with its error in *err.
 func serve(t *testing.T, dir string) (done <-chan struct{}, err *error) {
 	t.Helper()
+	return serveWith(t, dir, agent.RunnerConfig{})
+}
+
+// serveWith is serve with the runner's configuration rc.
+func serveWith(t *testing.T, dir string, rc agent.RunnerConfig) (done <-chan struct{}, err *error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	closed, serveErr := make(chan struct{}), new(error)
 	ca := testCA(t)
 	go func() {
-		*serveErr = Serve(ctx, Config{DataDir: dir, APIAddrs: []string{"127.0.0.1:1"}, CACert: ca, Log: quiet()})
+		*serveErr = Serve(ctx, Config{DataDir: dir, APIAddrs: []string{"127.0.0.1:1"}, CACert: ca, Runner: rc, Log: quiet()})
 		close(closed)
 	}()
 	t.Cleanup(func() {
@@ -146,4 +154,45 @@ func testCA(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return ca
+}
+
+// The controller asks the host whether it could start more agents: a host far from its limit
+// of open files says yes; one too near says no with its numbers, and refuses to start a
+// machine agent with the same words.
+func TestCheckFilesAnswersForTheHost(t *testing.T) {
+	limit, err := fdlimit.Limit()
+	if err != nil || limit > 1<<30 {
+		t.Skip("no limit of open files to come near")
+	}
+	for _, near := range []bool{false, true} {
+		dir := t.TempDir()
+		rc := agent.RunnerConfig{}
+		if near {
+			rc.FDReserve = int(limit) // every descriptor must stay free: the host is "near"
+		}
+		serveWith(t, dir, rc)
+		l, err := NewLauncher(context.Background(), LauncherConfig{DataDir: dir, Command: []string{"/nonexistent"}, Log: quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = l.CheckFiles(context.Background())
+		var limitErr *fdlimit.LimitError
+		switch {
+		case !near && err != nil:
+			t.Errorf("a host far from its limit: %v", err)
+		case near && (!errors.Is(err, fdlimit.ErrTooManyOpenFiles) || !errors.As(err, &limitErr) || limitErr.Limit != limit ||
+			!strings.HasPrefix(err.Error(), "agent host: too many open files: ")):
+			t.Errorf("a host near its limit: %v", err)
+		}
+		if near {
+			machine := filepath.Join(dir, "instances", "i-0")
+			if err := agent.WriteConf(machine, agent.Conf{ID: "0", Tag: "machine-0", Model: "m"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.StartMachineAgent(machine); err == nil || !strings.Contains(err.Error(), "not starting the agent of i-0: too many open files: ") {
+				t.Errorf("starting a machine agent near the limit: %v", err)
+			}
+		}
+		l.Close()
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jujuclone/juju/core/fdlimit"
 )
 
 // LauncherConfig says how the controller starts its agent host.
@@ -130,13 +132,38 @@ func (l *Launcher) setAddrs(addrs []string) error {
 	return nil
 }
 
+// CheckFiles asks the host whether it could start more agents: a *fdlimit.LimitError
+// (errors.Is fdlimit.ErrTooManyOpenFiles) with the host's numbers when it is too near its
+// limit of open files, for the controller to refuse new units before the host runs out.
+func (l *Launcher) CheckFiles(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var resp response
+	if err := call(ctx, l.cfg.DataDir, request{Op: opCheckFiles}, &resp); err != nil {
+		return fmt.Errorf("asking the agent host for its open files: %w", err)
+	}
+	if resp.Error != "" {
+		return errors.New(resp.Error)
+	}
+	if resp.FilesLimit > 0 {
+		return fmt.Errorf("agent host: %w", &fdlimit.LimitError{InUse: resp.FilesInUse, Limit: resp.FilesLimit})
+	}
+	return nil
+}
+
 // StopTree asks the host to stop the agents of dir and below.
 func (l *Launcher) StopTree(dir string) {
 	dir = filepath.Clean(dir)
 	l.mu.Lock()
-	for d := range l.started {
-		if within(d, dir) {
-			delete(l.started, d)
+	if l.started[dir] {
+		// A machine's directory (the usual case): machines' directories do not nest, so
+		// nothing else is below it, and no scan of every machine is needed (issue 16).
+		delete(l.started, dir)
+	} else {
+		for d := range l.started {
+			if within(d, dir) {
+				delete(l.started, d)
+			}
 		}
 	}
 	l.mu.Unlock()

@@ -37,6 +37,9 @@ const (
 	// opSetAddrs gives the agents the controller's API addresses now (Addrs): members came
 	// or went (enable-ha), and no agent needs to restart for it.
 	opSetAddrs = "set-addrs"
+	// opCheckFiles asks whether the host could start more agents: it answers FilesInUse and
+	// FilesLimit when it is too near its limit of open files (fdlimit).
+	opCheckFiles = "check-files"
 )
 
 type request struct {
@@ -51,6 +54,9 @@ type response struct {
 	PID   int    `json:"pid,omitempty"`
 	// APIAddrs are the controller addresses the host's agents use (hello).
 	APIAddrs []string `json:"api_addrs,omitempty"`
+	// FilesInUse and FilesLimit: the host is too near its limit of open files (check-files).
+	FilesInUse int    `json:"files_in_use,omitempty"`
+	FilesLimit uint64 `json:"files_limit,omitempty"`
 }
 
 // socketName is the host's control socket for a data directory: an abstract unix socket (no

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -43,37 +44,71 @@ func (w *Worker) Run(ctx context.Context) {
 	modelloop.Run(ctx, w.st, w.log, "firewaller", w.runModel)
 }
 
-// runModel re-reads a model when an application's exposure, a unit's open ports or place, or
-// a machine's instance changes; the statuses of a busy model wake nobody.
+// Kinds of the changes a model's loop follows (modelloop.Change.Kind).
+const (
+	changedMachine     = "machine"     // by id
+	changedPrincipal   = "principal"   // a principal unit, by name: its machine
+	changedApplication = "application" // by name: the machines of its units
+	changedModel       = "model"       // anything: a full pass
+)
+
+// runModel follows a model's changes that move ingress rules: an application's exposure, a
+// unit's open ports or place, a machine's instance; the statuses of a busy model wake nobody.
+// It reads the whole model once, when it starts (again after its watch fails), and then the
+// machines the changes touch, never the model (issue 16).
 func (w *Worker) runModel(ctx context.Context, uuid string) {
-	watches := []modelloop.Watch{}
-	for kind, keep := range map[string]func(*clientv3.Event) bool{
-		state.KindApplication: changed(func() *storepb.Application { return &storepb.Application{} }, func(a, b *storepb.Application) bool {
-			return a.Exposed == b.Exposed && slices.EqualFunc(a.ExposedEndpoints, b.ExposedEndpoints, func(x, y *storepb.ExposedEndpointDoc) bool { return proto.Equal(x, y) })
-		}),
-		state.KindUnit: changed(func() *storepb.Unit { return &storepb.Unit{} }, func(a, b *storepb.Unit) bool {
-			return slices.Equal(a.OpenPorts, b.OpenPorts) && a.MachineId == b.MachineId && a.Principal == b.Principal
-		}),
-		state.KindMachine: changed(func() *storepb.Machine { return &storepb.Machine{} }, func(a, b *storepb.Machine) bool {
-			return a.InstanceId == b.InstanceId
-		}),
-	} {
-		prefix, err := state.KeyPrefix(uuid, kind, "")
-		if err != nil {
-			w.log.Error("firewaller: "+err.Error(), "model", uuid)
-			return
-		}
-		watches = append(watches, modelloop.Watch{Prefix: prefix, PrevKV: true, Keep: keep})
-	}
-	changes, err := modelloop.WatchStore(ctx, w.st, watches...)
+	apps, _ := state.KeyPrefix(uuid, state.KindApplication, "")
+	units, _ := state.KeyPrefix(uuid, state.KindUnit, "")
+	machines, _ := state.KeyPrefix(uuid, state.KindMachine, "")
+	changes, err := modelloop.WatchChanges(ctx, w.st,
+		modelloop.Watch{Prefix: apps, PrevKV: true, Kind: changedApplication,
+			Keep: changed(func() *storepb.Application { return &storepb.Application{} }, func(a, b *storepb.Application) bool {
+				return a.Exposed == b.Exposed && slices.EqualFunc(a.ExposedEndpoints, b.ExposedEndpoints, func(x, y *storepb.ExposedEndpointDoc) bool { return proto.Equal(x, y) })
+			})},
+		modelloop.Watch{Prefix: units, PrevKV: true, Name: unitChange,
+			Keep: changed(func() *storepb.Unit { return &storepb.Unit{} }, func(a, b *storepb.Unit) bool {
+				return slices.Equal(a.OpenPorts, b.OpenPorts) && a.MachineId == b.MachineId && a.Principal == b.Principal
+			})},
+		modelloop.Watch{Prefix: machines, PrevKV: true, Kind: changedMachine,
+			Keep: changed(func() *storepb.Machine { return &storepb.Machine{} }, func(a, b *storepb.Machine) bool {
+				return a.InstanceId == b.InstanceId
+			})},
+	)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Error("firewaller: watching", "model", uuid, "err", err)
 		}
 		return
 	}
-	m := &model{Worker: w, uuid: uuid, recorded: map[string][]local.IngressRule{}}
-	modelloop.Follow(ctx, changes, modelloop.RealClock, m.pass)
+	m := &model{Worker: w, uuid: uuid, recorded: map[string][]local.IngressRule{}, instances: map[string]string{},
+		full: true, retry: map[string]bool{}, pending: map[modelloop.Change]bool{}}
+	modelloop.Follow(ctx, changes.C, modelloop.RealClock, func(ctx context.Context) (time.Time, error) {
+		return time.Time{}, m.pass(ctx, changes.Take())
+	})
+}
+
+// unitChange names the machine a unit's change touches, from the unit as written (as it was,
+// when deleted): a principal's machine, or a subordinate's principal, whose machine is read.
+func unitChange(ev *clientv3.Event) (modelloop.Change, bool) {
+	cur, prev := &storepb.Unit{}, &storepb.Unit{}
+	doc := cur
+	if ev.Type == clientv3.EventTypeDelete {
+		if ev.PrevKv == nil {
+			return modelloop.Change{Kind: changedModel}, true
+		}
+		doc = prev
+		if proto.Unmarshal(ev.PrevKv.Value, prev) != nil {
+			return modelloop.Change{Kind: changedModel}, true
+		}
+	} else if proto.Unmarshal(ev.Kv.Value, cur) != nil {
+		return modelloop.Change{Kind: changedModel}, true
+	} else if ev.PrevKv != nil && (proto.Unmarshal(ev.PrevKv.Value, prev) != nil || prev.MachineId != cur.MachineId || prev.Principal != cur.Principal) {
+		return modelloop.Change{Kind: changedModel}, true // moved: both places change
+	}
+	if doc.Principal != "" {
+		return modelloop.Change{Kind: changedPrincipal, ID: doc.Principal}, true
+	}
+	return modelloop.Change{Kind: changedMachine, ID: doc.MachineId}, doc.MachineId != ""
 }
 
 // changed keeps a document created or deleted, or put with a change same does not ignore.
@@ -90,46 +125,191 @@ func changed[T proto.Message](newDoc func() T, same func(a, b T) bool) func(*cli
 	}
 }
 
-// model is one model's loop; recorded holds the rules last recorded per instance.
+// model is one model's loop.
 type model struct {
 	*Worker
-	uuid     string
-	recorded map[string][]local.IngressRule
+	uuid string
+	// recorded: the rules last recorded per instance; instances: each machine's instance.
+	recorded  map[string][]local.IngressRule
+	instances map[string]string
+	// full: the next pass reads the whole model (the first, or after a change it cannot
+	// place); retry: machines whose rules failed to be recorded; pending: principals and
+	// applications not yet turned into their machines (the read failed).
+	full    bool
+	retry   map[string]bool
+	pending map[modelloop.Change]bool
 }
 
-func (m *model) pass(ctx context.Context) (time.Time, error) {
+// pass records the rules of the machines the changes touch (of every machine, on a full
+// pass); a failure is retried on the next change or after modelloop.Follow's backoff.
+func (m *model) pass(ctx context.Context, changes []modelloop.Change) error {
+	ids := map[string]bool{}
+	for id := range m.retry {
+		ids[id] = true
+	}
+	for _, c := range changes {
+		switch c.Kind {
+		case changedMachine:
+			ids[c.ID] = true
+		case changedModel:
+			m.full = true
+		default:
+			m.pending[c] = true
+		}
+	}
+	if m.full {
+		return m.fullPass(ctx)
+	}
+	var failed error
+	for c := range m.pending {
+		var machines []string
+		var err error
+		if c.Kind == changedApplication {
+			machines, err = m.st.ApplicationMachineIDs(ctx, m.uuid, c.ID)
+		} else {
+			var units []*storepb.Unit
+			units, err = m.st.UnitsByName(ctx, m.uuid, []string{c.ID})
+			for _, u := range units {
+				machines = append(machines, u.MachineId)
+			}
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Error("firewaller: reading "+c.Kind, "model", m.uuid, c.Kind, c.ID, "err", err)
+			}
+			failed = err
+			continue
+		}
+		delete(m.pending, c)
+		for _, id := range machines {
+			ids[id] = true
+		}
+	}
+	if len(ids) == 0 {
+		return failed
+	}
+	snap, err := m.machinesView(ctx, slices.Sorted(maps.Keys(ids)))
+	if err != nil {
+		if ctx.Err() == nil {
+			m.log.Error("firewaller: reading machines", "model", m.uuid, "err", err)
+		}
+		for id := range ids {
+			m.retry[id] = true
+		}
+		return err
+	}
+	present := map[string]bool{}
+	for _, mc := range snap.Machines {
+		present[mc.Id] = true
+	}
+	for id := range ids {
+		if !present[id] {
+			m.forget(id) // released with its machine
+			delete(m.retry, id)
+		}
+	}
+	if err := m.record(snap); err != nil {
+		failed = err
+	}
+	return failed
+}
+
+// fullPass records the rules of every machine of the model.
+func (m *model) fullPass(ctx context.Context) error {
 	snap, err := m.st.Snapshot(ctx, m.uuid)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Error("firewaller: reading model", "model", m.uuid, "err", err)
 		}
-		return time.Time{}, err
+		return err
 	}
-	rules := IngressRules(snap)
-	var failed error
-	instances := map[string]bool{}
+	present := map[string]bool{}
 	for _, mc := range snap.Machines {
+		present[mc.Id] = true
+	}
+	for id := range m.instances {
+		if !present[id] {
+			m.forget(id)
+		}
+	}
+	clear(m.retry)
+	clear(m.pending)
+	m.full = false
+	return m.record(snap)
+}
+
+// machinesView reads the named machines with what their rules depend on: the units there
+// (principals, and their subordinates) and those units' applications. IngressRules of it are
+// those machines' rules.
+func (m *model) machinesView(ctx context.Context, ids []string) (*state.Snapshot, error) {
+	machines, err := m.st.MachinesByID(ctx, m.uuid, ids)
+	if err != nil {
+		return nil, err
+	}
+	snap := &state.Snapshot{Machines: machines}
+	var subordinates []string
+	apps := map[string]bool{}
+	for _, mc := range machines {
 		if mc.InstanceId == "" {
 			continue
 		}
-		instances[mc.InstanceId] = true
+		units, err := m.st.MachineUnits(ctx, m.uuid, mc.Id)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range units {
+			snap.Units = append(snap.Units, u)
+			subordinates = append(subordinates, u.Subordinates...)
+			apps[u.Application] = true
+		}
+	}
+	subs, err := m.st.UnitsByName(ctx, m.uuid, subordinates)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range subs {
+		snap.Units = append(snap.Units, u)
+		apps[u.Application] = true
+	}
+	if snap.Applications, err = m.st.ApplicationsByName(ctx, m.uuid, slices.Sorted(maps.Keys(apps))); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// record records the rules of the machines of snap that have an instance, where they changed.
+func (m *model) record(snap *state.Snapshot) error {
+	rules := IngressRules(snap)
+	var failed error
+	for _, mc := range snap.Machines {
+		if old := m.instances[mc.Id]; old != "" && old != mc.InstanceId {
+			m.forget(mc.Id)
+		}
+		if mc.InstanceId == "" {
+			continue
+		}
+		m.instances[mc.Id] = mc.InstanceId
 		r := rules[mc.Id]
 		if old, ok := m.recorded[mc.InstanceId]; ok && slices.EqualFunc(old, r, sameRule) {
+			delete(m.retry, mc.Id)
 			continue
 		}
 		if err := m.p.SetIngressRules(mc.InstanceId, mc.Id, r); err != nil {
 			m.log.Error("firewaller: recording ingress rules", "model", m.uuid, "machine", mc.Id, "err", err)
+			m.retry[mc.Id] = true
 			failed = err
 			continue
 		}
+		delete(m.retry, mc.Id)
 		m.recorded[mc.InstanceId] = r
 	}
-	for id := range m.recorded {
-		if !instances[id] {
-			delete(m.recorded, id) // released with its machine
-		}
-	}
-	return time.Time{}, failed
+	return failed
+}
+
+// forget drops what was recorded for a machine's instance.
+func (m *model) forget(id string) {
+	delete(m.recorded, m.instances[id])
+	delete(m.instances, id)
 }
 
 func sameRule(a, b local.IngressRule) bool {

@@ -122,3 +122,51 @@ func TestFirewallerRecords(t *testing.T) {
 	}
 	expect("unexposed", machine+" []")
 }
+
+// Started on a model, the worker follows each change by the machines it touches: a machine
+// provisioned afterwards gets its rules, a subordinate's port counts on its principal's
+// machine, and exposing a subordinate application reaches its principals' machines.
+func TestFirewallerFollowsChangedMachines(t *testing.T) {
+	ctx := context.Background()
+	uuid := workertest.NewModel(t, st)
+	rec := runWorker(t)
+	units := workertest.Deploy(t, st, uuid, "wordpress", workertest.WordpressMeta, 2)
+	workertest.Deploy(t, st, uuid, "logging", workertest.LoggingMeta, 0)
+	snap := workertest.Snapshot(t, st, uuid)
+	var machines, insts []string
+	for i, u := range units {
+		machine := workertest.Unit(snap, u).MachineId
+		inst := fmt.Sprintf("inst-%s-%d", uuid[:6], i)
+		if err := st.SetProvisioned(ctx, uuid, machine, state.Instance{ID: inst}, "hash"); err != nil {
+			t.Fatal(err)
+		}
+		machines, insts = append(machines, machine), append(insts, inst)
+	}
+	expect := func(i int, what, want string) {
+		t.Helper()
+		workertest.Eventually(t, what, func() bool { return rec.get(insts[i]) == machines[i]+" "+want })
+	}
+	expect(0, "provisioned machine recorded", "[]")
+	expect(1, "provisioned machine recorded", "[]")
+
+	logRel := workertest.Integrate(t, st, uuid, "logging", "wordpress")
+	sub := workertest.EnterScope(t, st, uuid, logRel, units[0])
+	if sub == "" {
+		t.Fatal("no subordinate created")
+	}
+	if _, err := st.SetUnitPorts(ctx, uuid, sub, []string{"514/udp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ExposeApplication(ctx, uuid, "logging", []*storepb.ExposedEndpointDoc{{ToCidrs: []string{"10.0.0.0/8"}}}); err != nil {
+		t.Fatal(err)
+	}
+	expect(0, "subordinate's port on its principal's machine", "[{514/udp [10.0.0.0/8]}]")
+	if _, err := st.SetUnitPorts(ctx, uuid, units[1], []string{"80/tcp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ExposeApplication(ctx, uuid, "wordpress", []*storepb.ExposedEndpointDoc{{ToCidrs: []string{"0.0.0.0/0"}}}); err != nil {
+		t.Fatal(err)
+	}
+	expect(1, "principal's port", "[{80/tcp [0.0.0.0/0]}]")
+	expect(0, "machine of the subordinate unchanged", "[{514/udp [10.0.0.0/8]}]")
+}

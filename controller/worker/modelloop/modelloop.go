@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -254,6 +255,10 @@ type Watch struct {
 	// Keep picks the changes the worker reacts to; nil keeps every change. Filtering here keeps
 	// a worker from re-reading its model for every write of a large removal.
 	Keep func(ev *clientv3.Event) bool
+	// Kind and Name say which entity a kept change is about, for WatchChanges: Name returns
+	// it (false: no entity to act on); nil names it Kind, with its key after Prefix as id.
+	Kind string
+	Name func(ev *clientv3.Event) (Change, bool)
 }
 
 // WatchStore watches key prefixes of the store from its current revision on and signals, at
@@ -265,6 +270,66 @@ type Watch struct {
 // changes on their content (Keep) and watch documents the hub does not classify (cleanups),
 // and get one merged signal rather than events.
 func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan struct{}, error) {
+	return watchStore(ctx, st, nil, watches)
+}
+
+// Change names one entity a kept event changed (Watch.Kind and Name).
+type Change struct {
+	Kind, ID string
+}
+
+// Changes is the set of entities changed since a worker last took them, for a worker that
+// acts on what changed rather than re-reading its model (issue 16: a pass over the whole
+// model per event costs O(N) per change, O(N²) over a deploy of N).
+type Changes struct {
+	// C signals, at most one signal pending, that Take has something; it closes when the
+	// watch fails or ctx ends (as WatchStore's channel).
+	C <-chan struct{}
+
+	mu      sync.Mutex
+	pending map[Change]struct{}
+}
+
+// Take returns the entities changed since the last Take, each once however often it changed
+// (a burst of writes to one machine is one change).
+func (c *Changes) Take() []Change {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Change, 0, len(c.pending))
+	for ch := range c.pending {
+		out = append(out, ch)
+	}
+	clear(c.pending)
+	return out
+}
+
+func (c *Changes) add(ch Change) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending[ch] = struct{}{}
+}
+
+// WatchChanges is WatchStore that also records which entity each kept event changed (its
+// Watch's Kind and Name), for Changes.Take. The change is recorded before the signal, so a
+// pass woken by C finds it; a change recorded during a pass leaves a signal for the next.
+func WatchChanges(ctx context.Context, st *state.State, watches ...Watch) (*Changes, error) {
+	c := &Changes{pending: map[Change]struct{}{}}
+	record := func(w Watch, ev *clientv3.Event) {
+		if w.Name == nil {
+			c.add(Change{Kind: w.Kind, ID: strings.TrimPrefix(string(ev.Kv.Key), w.Prefix)})
+		} else if ch, ok := w.Name(ev); ok {
+			c.add(ch)
+		}
+	}
+	ch, err := watchStore(ctx, st, record, watches)
+	if err != nil {
+		return nil, err
+	}
+	c.C = ch
+	return c, nil
+}
+
+func watchStore(ctx context.Context, st *state.State, record func(Watch, *clientv3.Event), watches []Watch) (<-chan struct{}, error) {
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
@@ -289,7 +354,18 @@ func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan 
 				if resp.Err() != nil {
 					return
 				}
-				if w.Keep == nil && len(resp.Events) > 0 || w.Keep != nil && slices.ContainsFunc(resp.Events, w.Keep) {
+				kept := false
+				for _, ev := range resp.Events {
+					if w.Keep != nil && !w.Keep(ev) {
+						continue
+					}
+					kept = true
+					if record == nil {
+						break // one kept change is enough for a signal
+					}
+					record(w, ev)
+				}
+				if kept {
 					select {
 					case out <- struct{}{}:
 					default: // a signal is pending already

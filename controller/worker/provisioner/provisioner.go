@@ -3,6 +3,11 @@
 // and removes machines that are not alive and never got an instance (L-M3). For a machine
 // without an instance it also does the one duty of the agent it lacks: it removes the units
 // there that are no longer wanted (L-M5, L-U6).
+//
+// A model's loop lists its machines once, when it starts (again after its watch fails), and
+// then handles only the machines its watch names: a machine changed, a unit assigned to or
+// gone from one (the machines' unit index), the machines of an application gone dying. The
+// cost of a change does not grow with the model (issue 16).
 package provisioner
 
 import (
@@ -10,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -33,16 +39,36 @@ type Provider interface {
 	StopAgents(instanceID string) error
 }
 
+// Store is what the provisioner reads and writes of the state (*state.State has it). A pass
+// reads the machines that changed, never the model's (issue 16), except the one listing when
+// a model's loop starts or its watch restarts.
+type Store interface {
+	Machines(ctx context.Context, uuid string) ([]*storepb.Machine, error)
+	MachinesByID(ctx context.Context, uuid string, ids []string) ([]*storepb.Machine, error)
+	ApplicationMachineIDs(ctx context.Context, uuid, app string) ([]string, error)
+	Machine(ctx context.Context, uuid, id string) (*storepb.Machine, error)
+	SetProvisioned(ctx context.Context, uuid, id string, inst state.Instance, passwordHash string) error
+	SetProvisioningError(ctx context.Context, uuid, id, reason string) error
+	RemoveUndeployedUnits(ctx context.Context, uuid, machineID string) ([]string, error)
+	EnsureMachineDead(ctx context.Context, uuid, id string) (string, error)
+	RemoveMachine(ctx context.Context, uuid, id string) error
+}
+
 // Worker provisions the machines of every model.
 type Worker struct {
-	st  *state.State
-	p   Provider
-	log *slog.Logger
+	// st is watched (models, machines); store is read and written.
+	st    *state.State
+	store Store
+	p     Provider
+	log   *slog.Logger
+	// watchContext, when set, gives the context of each model's watch (tests end a watch
+	// with it to see the loop start again).
+	watchContext func(ctx context.Context, uuid string) context.Context
 }
 
 // New returns a provisioner.
 func New(st *state.State, p Provider, log *slog.Logger) *Worker {
-	return &Worker{st: st, p: p, log: log}
+	return &Worker{st: st, store: st, p: p, log: log}
 }
 
 // Run provisions until ctx ends: one loop per model, started as models appear.
@@ -50,30 +76,48 @@ func (w *Worker) Run(ctx context.Context) {
 	modelloop.Run(ctx, w.st, w.log, "provisioner", w.runModel)
 }
 
+// Kinds of the changes a model's loop follows (modelloop.Change.Kind): a machine named by its
+// id, or an application by its name.
+const (
+	changedMachine     = "machine"
+	changedApplication = "application"
+)
+
 // runModel reacts to machine changes in one model; on start it also restarts the agents of
 // machines provisioned before a controller restart.
 func (w *Worker) runModel(ctx context.Context, uuid string) {
 	machines, _ := state.KeyPrefix(uuid, state.KindMachine, "")
-	units, _ := state.KeyPrefix(uuid, state.KindUnit, "")
 	apps, _ := state.KeyPrefix(uuid, state.KindApplication, "")
-	changes, err := modelloop.WatchStore(ctx, w.st,
-		modelloop.Watch{Prefix: machines, PrevKV: true, Keep: provisioningChange},
+	wctx := ctx
+	if w.watchContext != nil {
+		wctx = w.watchContext(ctx, uuid)
+	}
+	changes, err := modelloop.WatchChanges(wctx, w.st,
+		modelloop.Watch{Prefix: machines, PrevKV: true, Keep: provisioningChange, Kind: changedMachine},
 		// A unit leaving a dying machine that never got an instance lets it go (L-M5): only
-		// units coming and going matter, not their status.
-		modelloop.Watch{Prefix: units, Keep: func(ev *clientv3.Event) bool {
-			return ev.Type == clientv3.EventTypeDelete || ev.IsCreate()
-		}},
+		// units coming and going matter, not their status. The machines' unit index names the
+		// machine in its key, so the change needs no read to find it.
+		modelloop.Watch{Prefix: state.MachineUnitsIndexPrefix(uuid),
+			Keep: func(ev *clientv3.Event) bool {
+				return ev.Type == clientv3.EventTypeDelete || ev.IsCreate()
+			},
+			Name: func(ev *clientv3.Event) (modelloop.Change, bool) {
+				id, ok := state.MachineOfUnitIndexKey(uuid, string(ev.Kv.Key))
+				return modelloop.Change{Kind: changedMachine, ID: id}, ok
+			}},
 		// An application going dying takes its units on machines without an instance, which
 		// no agent will ever follow (L-U6, L-M5).
-		modelloop.Watch{Prefix: apps, PrevKV: true, Keep: lifeChange})
+		modelloop.Watch{Prefix: apps, PrevKV: true, Keep: lifeChange, Kind: changedApplication})
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Error("provisioner: watching machines", "model", uuid, "err", err)
 		}
 		return
 	}
-	m := &model{Worker: w, uuid: uuid, started: map[string]bool{}}
-	modelloop.Follow(ctx, changes, modelloop.RealClock, m.pass)
+	m := &model{Worker: w, uuid: uuid, started: map[string]bool{}, full: true, retry: map[string]bool{}}
+	modelloop.Follow(ctx, changes.C, modelloop.RealClock, func(ctx context.Context) (time.Time, error) {
+		return time.Time{}, m.pass(ctx, changes.Take())
+	})
 }
 
 // provisioningChange keeps the machine changes the provisioner acts on: a machine added or
@@ -109,35 +153,99 @@ type model struct {
 	uuid string
 	// started: machines whose agent this loop started (or restarted), by id.
 	started map[string]bool
+	// full: the next pass lists every machine (the loop's first, until one succeeds); the
+	// watch, started before it, names every change after it.
+	full bool
+	// retry: machines whose handling failed, handled again on the next pass.
+	retry map[string]bool
+	// apps: applications whose change is still to be turned into their machines (the read
+	// failed).
+	apps map[string]bool
 }
 
-// pass handles every machine of the model; a failure is retried (modelloop.Follow).
-func (m *model) pass(ctx context.Context) (time.Time, error) {
-	machines, err := m.st.Machines(ctx, m.uuid)
-	if err != nil {
-		if ctx.Err() == nil {
-			m.log.Error("provisioner: listing machines", "model", m.uuid, "err", err)
+// pass handles the machines that changed (or every machine, on a full pass) and those that
+// failed before; a failure is retried, for the failed machines only, on the next change or
+// after modelloop.Follow's backoff.
+func (m *model) pass(ctx context.Context, changes []modelloop.Change) error {
+	ids := map[string]bool{}
+	for id := range m.retry {
+		ids[id] = true
+	}
+	for _, c := range changes {
+		switch c.Kind {
+		case changedMachine:
+			ids[c.ID] = true
+		case changedApplication:
+			if m.apps == nil {
+				m.apps = map[string]bool{}
+			}
+			m.apps[c.ID] = true
 		}
-		return time.Time{}, err
 	}
 	var failed error
+	for app := range m.apps {
+		machines, err := m.store.ApplicationMachineIDs(ctx, m.uuid, app)
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			m.log.Error("provisioner: listing application's machines", "model", m.uuid, "application", app, "err", err)
+			failed = err
+			continue
+		}
+		delete(m.apps, app)
+		for _, id := range machines {
+			ids[id] = true
+		}
+	}
+	var machines []*storepb.Machine
+	var err error
+	if m.full {
+		machines, err = m.store.Machines(ctx, m.uuid)
+	} else if len(ids) > 0 {
+		machines, err = m.store.MachinesByID(ctx, m.uuid, sortedKeys(ids))
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			m.log.Error("provisioner: reading machines", "model", m.uuid, "err", err)
+		}
+		for id := range ids {
+			m.retry[id] = true
+		}
+		return err
+	}
 	present := map[string]bool{}
 	for _, mc := range machines {
 		present[mc.Id] = true
+		delete(m.retry, mc.Id)
 		if err := m.handle(ctx, mc); err != nil {
 			if ctx.Err() != nil {
-				return time.Time{}, err
+				m.retry[mc.Id] = true
+				return err
 			}
 			m.log.Error("provisioner: handling machine", "model", m.uuid, "machine", mc.Id, "err", err)
+			m.retry[mc.Id] = true
 			failed = err
 		}
 	}
-	for id := range m.started {
+	// A machine gone is forgotten (a full pass comes first, with nothing started yet).
+	for id := range ids {
 		if !present[id] {
 			delete(m.started, id)
+			delete(m.retry, id)
 		}
 	}
-	return time.Time{}, failed
+	m.full = false
+	return failed
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
@@ -175,13 +283,13 @@ func (m *model) provision(ctx context.Context, mc *storepb.Machine) error {
 	inst, password, err := m.p.StartInstance(ctx, local.StartArgs{ModelUUID: m.uuid, MachineID: mc.Id, Constraints: mc.Constraints})
 	if err != nil {
 		// L-M5: recorded, visible in status, not retried until resolved.
-		if serr := m.st.SetProvisioningError(ctx, m.uuid, mc.Id, err.Error()); serr != nil {
+		if serr := m.store.SetProvisioningError(ctx, m.uuid, mc.Id, err.Error()); serr != nil {
 			return fmt.Errorf("recording provisioning failure: %w", serr)
 		}
 		return nil
 	}
 	hash := state.HashPassword(password)
-	if err := m.st.SetProvisioned(ctx, m.uuid, mc.Id, inst, hash); err != nil {
+	if err := m.store.SetProvisioned(ctx, m.uuid, mc.Id, inst, hash); err != nil {
 		if errors.Is(err, apierr.NotAlive) || errors.Is(err, apierr.NotFound) {
 			// The machine went dying (or away) meanwhile: release the instance nobody
 			// records, so the next pass finds a machine without instance to remove.
@@ -216,7 +324,7 @@ func (m *model) provisioned(id, instanceID string) {
 func (m *model) recorded(ctx context.Context, id, instanceID, hash string) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	mc, err := m.st.Machine(ctx, m.uuid, id)
+	mc, err := m.store.Machine(ctx, m.uuid, id)
 	return err == nil && mc.InstanceId == instanceID && mc.PasswordHash == hash
 }
 
@@ -244,7 +352,7 @@ func (m *model) release(ctx context.Context, mc *storepb.Machine) error {
 		}
 	}
 	delete(m.started, mc.Id)
-	if err := m.st.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
+	if err := m.store.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
 		return fmt.Errorf("removing machine: %w", err)
 	}
 	m.log.Info("provisioner: machine removed", "model", m.uuid, "machine", mc.Id, "instance", mc.InstanceId, "kept", mc.KeepInstance)
@@ -257,7 +365,7 @@ func (m *model) release(ctx context.Context, mc *storepb.Machine) error {
 // Alive units of alive applications wait for the machine (a forced machine's go through the
 // force-remover, L-F1).
 func (m *model) removeUndeployed(ctx context.Context, mc *storepb.Machine) error {
-	removed, err := m.st.RemoveUndeployedUnits(ctx, m.uuid, mc.Id)
+	removed, err := m.store.RemoveUndeployedUnits(ctx, m.uuid, mc.Id)
 	for _, u := range removed {
 		m.log.Info("provisioner: undeployed unit removed", "model", m.uuid, "machine", mc.Id, "unit", u)
 	}
@@ -271,14 +379,14 @@ func (m *model) removeUndeployed(ctx context.Context, mc *storepb.Machine) error
 // provisioning error, or removed before the provisioner came to it): no agent will ever set it
 // dead, so the provisioner does, once no unit holds it (L-S provisioner, L-M2).
 func (m *model) removeUnprovisioned(ctx context.Context, mc *storepb.Machine) error {
-	l, err := m.st.EnsureMachineDead(ctx, m.uuid, mc.Id)
+	l, err := m.store.EnsureMachineDead(ctx, m.uuid, mc.Id)
 	if err != nil {
 		return fmt.Errorf("setting machine dead: %w", err)
 	}
 	if l != string(life.Dead) {
 		return nil // units still assigned; their removal wakes us again
 	}
-	if err := m.st.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
+	if err := m.store.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
 		return fmt.Errorf("removing machine: %w", err)
 	}
 	m.log.Info("provisioner: unprovisioned machine removed", "model", m.uuid, "machine", mc.Id)

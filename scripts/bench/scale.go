@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The scale figures (`make bench-scale`): one model, a charm without hooks, one machine per unit,
+// grown to N units. They are kept apart from `make bench` (they take minutes to an hour) and
+// recorded in their own section of BENCHMARKS.md, one subsection per N.
+
+// scaleProbe is what /proc says of the controller's processes at one moment: jujud and the
+// agent host (every machine and unit agent runs in it).
+type scaleProbe struct {
+	at         time.Time
+	jujudTicks int64 // user + system CPU, in clock ticks, of jujud and its reaped children
+	hostTicks  int64
+	rssKB      int
+	fds        int
+}
+
+// clockTicks is USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
+
+func probe() scaleProbe {
+	p := scaleProbe{at: time.Now()}
+	for i, f := range []string{"jujud.pid", "agents.pid"} {
+		pid := readPID(filepath.Join(ctrlDir(), f))
+		if pid == 0 {
+			continue
+		}
+		t := cpuTicks(pid)
+		if i == 0 {
+			p.jujudTicks = t
+		} else {
+			p.hostTicks = t
+		}
+		if kb, err := rssKB(pid); err == nil {
+			p.rssKB += kb
+		}
+		if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
+			p.fds += len(ents)
+		}
+	}
+	return p
+}
+
+// cpuTicks is utime + stime + cutime + cstime of /proc/<pid>/stat.
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	// After the name: state is field 3, utime field 14, so f[11..14] are utime..cstime.
+	var sum int64
+	for _, k := range []int{11, 12, 13, 14} {
+		if k < len(f) {
+			v, _ := strconv.ParseInt(f[k], 10, 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+func (p scaleProbe) cores(since scaleProbe) float64 {
+	return float64(p.jujudTicks+p.hostTicks-since.jujudTicks-since.hostTicks) / clockTicks / p.at.Sub(since.at).Seconds()
+}
+
+// settle waits until the controller's processes have been quiet (below 0.1 cores) for 3 s and
+// done() says the work is complete; it returns the probe taken when they went quiet, so that
+// the wait's own checks are not counted. Progress decides, not a fixed time: it gives up only
+// when nothing has moved for limit.
+func settle(limit time.Duration, done func() (bool, error)) (scaleProbe, error) {
+	const quietFor, quiet = 3 * time.Second, 0.1
+	window := []scaleProbe{probe()}
+	lastBusy := time.Now()
+	for {
+		time.Sleep(500 * time.Millisecond)
+		p := probe()
+		window = append(window, p)
+		for len(window) > 2 && p.at.Sub(window[1].at) >= quietFor {
+			window = window[1:]
+		}
+		if p.at.Sub(window[0].at) < quietFor {
+			continue
+		}
+		if p.cores(window[0]) >= quiet {
+			lastBusy = p.at
+			continue
+		}
+		start := window[0]
+		ok, err := done()
+		if err != nil {
+			return start, err
+		}
+		if ok {
+			return start, nil
+		}
+		if time.Since(lastBusy) > limit {
+			return start, fmt.Errorf("no progress for %s", limit)
+		}
+		window = []scaleProbe{probe()}
+	}
+}
+
+// unitsIdle counts the application's units whose agent is idle.
+func unitsIdle(model, app string) (idle, total int, err error) {
+	out, err := juju("status", "--format", "json", "-m", model)
+	if err != nil {
+		return 0, 0, err
+	}
+	var s struct {
+		Applications map[string]struct {
+			Units map[string]unitJSON `json:"units"`
+		} `json:"applications"`
+	}
+	if err := json.Unmarshal(out, &s); err != nil {
+		return 0, 0, err
+	}
+	for _, u := range s.Applications[app].Units {
+		total++
+		if u.JujuStatus.Current == "idle" {
+			idle++
+		}
+	}
+	return idle, total, nil
+}
+
+func waitAllIdle(model, app string, want int) (scaleProbe, error) {
+	return settle(2*time.Minute, func() (bool, error) {
+		idle, total, err := unitsIdle(model, app)
+		fmt.Fprintf(os.Stderr, "scale: %d of %d units idle (want %d)\n", idle, total, want)
+		return idle == want && total == want, err
+	})
+}
+
+// measureScale grows one model to n units and measures the figures of issue 16's budgets.
+func measureScale(n, batch int) error {
+	if n < 2000 {
+		return fmt.Errorf("-scale %d: at least 2000 units (1,000 are measured at each end)", n)
+	}
+	if _, err := juju("bootstrap"); err != nil {
+		return err
+	}
+	defer killControllerAndHost()
+	const model, app = "scale", "wordpress"
+	if _, err := juju("add-model", model); err != nil {
+		return err
+	}
+	charm := mustHookless(app)
+	load0 := loadAvg()
+
+	// 0 → 1,000, measured.
+	p0 := probe()
+	if _, err := juju("deploy", charm, "-n", "1000", "-m", model); err != nil {
+		return err
+	}
+	p1, err := waitAllIdle(model, app, 1000)
+	if err != nil {
+		return fmt.Errorf("first 1,000 units: %w", err)
+	}
+	first := p1.jujudTicks - p0.jujudTicks
+	firstAll := first + p1.hostTicks - p0.hostTicks
+	deployTime := p1.at.Sub(p0.at)
+	fmt.Fprintf(os.Stderr, "scale: 1,000 units idle after %s\n", fmtDur(deployTime))
+
+	// 1,000 → n-1,000 in calls of batch units, one after another, then until all idle.
+	have := 1000
+	p2 := probe()
+	for have < n-1000 {
+		k := min(batch, n-1000-have)
+		start := time.Now()
+		if _, err := juju("add-unit", app, "-n", strconv.Itoa(k), "-m", model); err != nil {
+			return fmt.Errorf("adding units %d to %d: %w", have, have+k, err)
+		}
+		have += k
+		fmt.Fprintf(os.Stderr, "scale: add-unit -n %d returned after %s (%d units)\n", k, fmtDur(time.Since(start)), have)
+	}
+	p3, err := waitAllIdle(model, app, have)
+	if err != nil {
+		return fmt.Errorf("%d units: %w", have, err)
+	}
+	deployTime += p3.at.Sub(p2.at)
+
+	// n-1,000 → n, measured.
+	p4 := probe()
+	if _, err := juju("add-unit", app, "-n", "1000", "-m", model); err != nil {
+		return err
+	}
+	p5, err := waitAllIdle(model, app, n)
+	if err != nil {
+		return fmt.Errorf("last 1,000 units: %w", err)
+	}
+	last := p5.jujudTicks - p4.jujudTicks
+	lastAll := last + p5.hostTicks - p4.hostTicks
+	deployTime += p5.at.Sub(p4.at)
+
+	// Idle: 20 s with nothing to do.
+	time.Sleep(5 * time.Second)
+	i0 := probe()
+	time.Sleep(20 * time.Second)
+	i1 := probe()
+	idle := i1.cores(i0)
+
+	statusJSON := median(5, func() error { _, err := juju("status", "--format", "json", "-m", model); return err })
+	statusTab := median(5, func() error { _, err := juju("status", "-m", model); return err })
+
+	r0 := time.Now()
+	if _, err := juju("remove-application", app, "-m", model, "--no-prompt"); err != nil {
+		return err
+	}
+	r1, err := settle(5*time.Minute, func() (bool, error) {
+		_, total, err := unitsIdle(model, app)
+		out, serr := juju("status", "--format", "json", "-m", model)
+		if serr != nil {
+			return false, serr
+		}
+		fmt.Fprintf(os.Stderr, "scale: %d units left\n", total)
+		return err == nil && !strings.Contains(string(out), `"`+app+`"`), nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove-application: %w", err)
+	}
+	removal := r1.at.Sub(r0)
+
+	perUnit := func(ticks int64) time.Duration {
+		return time.Duration(float64(ticks) / clockTicks / 1000 * float64(time.Second))
+	}
+	size := thousands(float64(n))
+	rows = append(rows,
+		row{what: fmt.Sprintf("%s units: deploy until all idle (deploy -n 1,000, add-unit -n %s until %s, add-unit -n 1,000)", size, thousands(float64(batch)), thousands(float64(n-1000))),
+			median: deployTime, budget: scaleBudget(n, "≤ 60 s", "≤ 15 min")},
+		row{what: fmt.Sprintf("%s units: jujud CPU per added unit, the last 1,000 against the first 1,000", size),
+			value: fmt.Sprintf("%s against %s", fmtUs(perUnit(last)), fmtUs(perUnit(first))), budget: scaleBudget(n, "≤ 1.2×", "≤ 1.5×"),
+			ratio: fmt.Sprintf("%.2f×", float64(last)/float64(max(first, 1)))},
+		row{what: fmt.Sprintf("%s units: jujud and agent host CPU per added unit, the same", size),
+			value: fmt.Sprintf("%s against %s", fmtUs(perUnit(lastAll)), fmtUs(perUnit(firstAll))),
+			ratio: fmt.Sprintf("%.2f×", float64(lastAll)/float64(max(firstAll, 1)))},
+		row{what: fmt.Sprintf("%s units: idle CPU of jujud and the agent host (20 s)", size), value: fmt.Sprintf("%.3f cores", idle), budget: scaleBudget(n, "≤ 0.05 cores", "≤ 0.2 cores")},
+		row{what: fmt.Sprintf("%s units: RSS of jujud and the agent host", size), value: fmt.Sprintf("%.2f GiB", float64(i1.rssKB)/(1<<20)), budget: scaleBudget(n, "≤ 2 GiB", "≤ 16 GiB")},
+		row{what: fmt.Sprintf("%s units: open file descriptors of jujud and the agent host", size), value: thousands(float64(i1.fds)), budget: scaleBudget(n, "≤ 2,000", "≤ 10,000")},
+		row{what: fmt.Sprintf("%s units: juju status --format json (5 runs)", size), median: statusJSON, budget: scaleBudget(n, "≤ 0.5 s", "≤ 5 s")},
+		row{what: fmt.Sprintf("%s units: juju status (tabular) (5 runs)", size), median: statusTab, budget: scaleBudget(n, "≤ 0.5 s", "≤ 5 s")},
+		row{what: fmt.Sprintf("%s units: remove-application until gone", size), median: removal, budget: scaleBudget(n, "≤ 60 s", "≤ 10 min")},
+	)
+	notes = append(notes, fmt.Sprintf("Scale, %s units: a fresh controller (`juju bootstrap`, fsync on), one model, the wordpress sample charm without its hooks "+
+		"(metadata only), one machine per unit: every machine and unit agent runs in the local provider's agent host. CPU is utime + stime of jujud "+
+		"and of the agent host from /proc, counted from the call until both processes went quiet (below 0.1 cores for 3 s) with every unit idle "+
+		"in `juju status`; the status calls that check that come after the quiet point and are not counted. Idle CPU is 20 s of nothing to do, "+
+		"5 s after the last unit went idle. The machine's 1-minute load average at the start was %.1f on %d cores.",
+		size, load0, runtime.NumCPU()))
+	return nil
+}
+
+func scaleBudget(n int, at10k, at100k string) string {
+	switch {
+	case n >= 100_000:
+		return at100k
+	case n >= 10_000:
+		return at10k
+	}
+	return ""
+}
+
+// writeScale puts this run's rows and notes into BENCHMARKS.md as the subsection of n units,
+// replacing the one of an earlier run of the same n and keeping the others.
+func writeScale(n int) error {
+	path := filepath.Join(root, "BENCHMARKS.md")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	begin, end := fmt.Sprintf("<!-- scale:%d -->", n), fmt.Sprintf("<!-- /scale:%d -->", n)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n### %s units\n\nMeasured by `go run ./scripts/bench -scale %d` on %s, %s.\n\n", begin, thousands(float64(n)), n,
+		machine(), time.Now().UTC().Format("2006-01-02"))
+	b.WriteString("| what | value | budget | ratio |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		v := r.value
+		if v == "" {
+			v = fmtDur(r.median)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, v, r.budget, r.ratio)
+	}
+	for _, note := range notes {
+		b.WriteString("\n" + note + "\n")
+	}
+	b.WriteString(end)
+	text := string(old)
+	if i, j := strings.Index(text, begin), strings.Index(text, end); i >= 0 && j > i {
+		text = text[:i] + b.String() + text[j+len(end):]
+	} else {
+		if !strings.Contains(text, scaleHeading) {
+			text = strings.TrimRight(text, "\n") + "\n\n" + scaleHeading + "\n"
+		}
+		text = strings.TrimRight(text, "\n") + "\n\n" + b.String() + "\n"
+	}
+	fmt.Print(b.String() + "\n")
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// scaleHeading starts the scale section, which `make bench` keeps as it is.
+const scaleHeading = "## At scale (`make bench-scale`)"
