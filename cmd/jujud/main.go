@@ -25,7 +25,10 @@ func main() {
 	if code, ran := hooktool.RunIfTool(); ran {
 		os.Exit(code)
 	}
-	os.Exit(run(os.Args[1:]))
+	stopProfile := startProfile()
+	code := run(os.Args[1:])
+	stopProfile()
+	os.Exit(code)
 }
 
 // raiseFileLimit lifts the open-file limit to the hard one: etcd, the API's connections and the
