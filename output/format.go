@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,12 +44,10 @@ type TextWriter interface {
 func Write(w io.Writer, f Format, v any) error {
 	switch f {
 	case JSON:
-		b, err := json.Marshal(v)
-		if err != nil {
+		if err := writeJSON(w, v); err != nil {
 			return fmt.Errorf("encoding json: %w", err)
 		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return nil
 	case YAML:
 		enc := yaml.NewEncoder(w)
 		if err := enc.Encode(v); err != nil {
