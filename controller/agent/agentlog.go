@@ -15,6 +15,11 @@ import (
 // records go first, and the loss is reported once it can.
 const maxPendingLogs = 10_000
 
+// shipGather is how long a shipper waits for more records before it sends: a machine agent's
+// deploy writes three lines over a second or so, which 50 ms shipped in three calls (issue 16:
+// a fifth of the agents' calls at deploy). debug-log shows them that much later.
+const shipGather = 500 * time.Millisecond
+
 // agentLog writes an agent's log to its file and ships it to the controller's model log
 // (`juju debug-log`) in batches under the agent's own tag, so that neither hook output nor the
 // agent's work ever waits on the network. Unit agents and machine agents each keep one.
@@ -136,7 +141,7 @@ func (l *agentLog) ship(ctx context.Context) {
 		// Gather what else comes within a moment into the same call.
 		select {
 		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(shipGather):
 		}
 		if ctx.Err() != nil {
 			fctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

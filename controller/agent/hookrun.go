@@ -3,12 +3,15 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -194,12 +197,19 @@ func (a *unitAgent) homeDir() string {
 // cannot reach the one the runner names (it sits under a directory only root may enter).
 const toolsBinaryLink = ".hook-tools"
 
-// installTools links the hook tools into the unit's tools directory. When the unit's charm code
+// installTools gives the unit its hook tools: the runner's shared directory when it has one
+// the unit's charm code may use, else links in the unit's own tools directory. When the unit's charm code
 // runs as its machine's uid, the directory is 0755 (it holds only the links) and the links go
 // to a binary the uid can run: the runner's, or else a hard link (or copy) of it in the
 // directory. The binary is chosen before the links are made, so that a restarted agent never
 // points them, even for a moment, where a hook still running could not follow.
 func (a *unitAgent) installTools() error {
+	if dir, ok, err := a.runner.sharedTools(a.conf); err != nil {
+		return err
+	} else if ok {
+		a.sharedToolsDir = dir
+		return nil
+	}
 	binary := a.toolsBinary
 	if a.conf.isolated() {
 		if err := os.MkdirAll(a.toolsDir(), 0o755); err != nil {
@@ -283,4 +293,50 @@ func copyFile(src, dst string, perm os.FileMode) error {
 		return err
 	}
 	return os.Chmod(dst, perm) // the umask may have taken bits off
+}
+
+// installSharedTools installs the hook tools in a directory of root named by the binary's
+// identity (path, size, time, inode), 0755 and root's: links to a hard link (or copy) of the
+// binary inside it, so that a rebuilt binary gets a new directory while hooks started with the
+// old one keep theirs, and the tools stay within reach of the machines' uids wherever the
+// binary lies. Directories of other binaries are removed: they were a previous process's,
+// whose hooks died with it. It returns the directory.
+func installSharedTools(root, binary string) (string, error) {
+	binary, err := filepath.Abs(binary)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(binary)
+	if err != nil {
+		return "", fmt.Errorf("installing hook tools: %w", err)
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d\x00%d", binary, fi.Size(), fi.ModTime().UnixNano(), ino))
+	name := "v-" + hex.EncodeToString(sum[:8])
+	dir := filepath.Join(root, name)
+	for _, d := range []string{root, dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", fmt.Errorf("installing hook tools: %w", err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil { // whatever the umask took
+			return "", fmt.Errorf("installing hook tools: %w", err)
+		}
+	}
+	linked, err := linkBinary(binary, filepath.Join(dir, toolsBinaryLink))
+	if err != nil {
+		return "", fmt.Errorf("installing hook tools: %w", err)
+	}
+	if err := hooktool.InstallTools(dir, linked); err != nil {
+		return "", err
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if e.Name() != name && strings.HasPrefix(e.Name(), "v-") {
+			_ = os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+	return dir, nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,5 +384,87 @@ func TestIsolatedSSHSessionsRunAsTheMachineUID(t *testing.T) {
 	// The host's accounts are as they were: the machine's exists only for its sshd.
 	if data, _ := os.ReadFile("/etc/passwd"); strings.Contains(string(data), r.User) {
 		t.Errorf("the machine's account reached the host's /etc/passwd")
+	}
+}
+
+// With a runner's tools directory, the hook tools are installed once, in a directory named by
+// the binary, and every unit's charm code finds them on its PATH and runs them as its
+// machine's uid; a second unit installs nothing.
+func TestIsolatedUnitsShareTheRunnersTools(t *testing.T) {
+	needRoot(t)
+	a, snap := isoUnit(t, map[string]string{
+		"metadata.yaml":  "name: app\n",
+		"actions/whoami": "#!/bin/sh\naction-set uid=\"$(id -u)\" path=\"$PATH\"\n",
+	})
+	r := &Runner{cfg: RunnerConfig{ToolsBinary: a.toolsBinary, ToolsDir: filepath.Join(openTempDir(t), "tools")},
+		log: slog.New(slog.DiscardHandler)}
+	a.runner = r
+	if err := a.installTools(); err != nil {
+		t.Fatal(err)
+	}
+	shared := a.toolsDir()
+	if filepath.Dir(shared) != r.cfg.ToolsDir {
+		t.Fatalf("tools in %s, want the runner's %s", shared, r.cfg.ToolsDir)
+	}
+	out := a.execTask(context.Background(), task("2", "whoami", `{}`), snap, nil)
+	checkOutcome(t, out, taskCompleted, "", map[string]any{
+		"uid": strconv.Itoa(isoUID), "path": shared + ":" + systemPath, "return-code": 0,
+	})
+	tool := filepath.Join(shared, "status-set")
+	before, err := os.Lstat(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &unitAgent{runner: r, conf: isoConf(), dir: filepath.Join(openTempDir(t), "unit-app-1"), toolsBinary: a.toolsBinary}
+	if err := b.installTools(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Lstat(tool)
+	if b.toolsDir() != shared || !os.SameFile(before, after) {
+		t.Errorf("second unit: tools in %s (want %s), replaced: %v", b.toolsDir(), shared, !os.SameFile(before, after))
+	}
+	if _, err := os.Stat(filepath.Join(b.dir, "tools")); err == nil {
+		t.Error("the second unit installed tools of its own")
+	}
+}
+
+// The shared tools' directory is named by the binary: installing again keeps it; a rebuilt
+// binary gets a new one, and the old one goes.
+func TestSharedToolsFollowTheBinary(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "tools")
+	bin := filepath.Join(t.TempDir(), "jujuc")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	first, err := installSharedTools(root, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(first, "relation-get")); err != nil || target != filepath.Join(first, toolsBinaryLink) {
+		t.Fatalf("relation-get links to %q (%v)", target, err)
+	}
+	if fi, err := os.Stat(first); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Fatalf("tools directory: %v %v", fi, err)
+	}
+	if again, err := installSharedTools(root, bin); err != nil || again != first {
+		t.Fatalf("installed again in %s (%v), want %s", again, err, first)
+	}
+	// Rebuilt: a new file in its place.
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho two\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	second, err := installSharedTools(root, bin)
+	if err != nil || second == first {
+		t.Fatalf("rebuilt binary: %s, %v", second, err)
+	}
+	if _, err := os.Stat(first); err == nil {
+		t.Error("the old binary's tools were kept")
+	}
+	out, err := exec.Command(filepath.Join(second, "status-get")).Output()
+	if err != nil || string(out) != "two\n" {
+		t.Errorf("status-get ran %q, %v", out, err)
 	}
 }

@@ -20,6 +20,9 @@ type machineAgent struct {
 	conf Conf
 	c    *client.Client
 	d    *deployer
+	// life is the machine's life as last read; machineDue: the machine changed since.
+	life       string
+	machineDue bool
 	// log is the machine's own log (machineLogFile), shipped to the model log under the
 	// machine's tag so that `juju debug-log -i machine-N` shows it; open while run runs.
 	log *agentLog
@@ -49,13 +52,24 @@ func (a *machineAgent) run(ctx context.Context) error {
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
 	// machine carries each unit's life, so this watch sees them go dying and dead. The task
 	// queue comes on the same stream, told apart by kind: one stream, one goroutine.
-	changed, tasksChanged, done, err := watchSplit(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
+	// The machine's own changes apart from its units': a unit's passing (dying, dead, removed:
+	// three events each) needs no read of the machine.
+	chans, done, err := watchGroups(ctx, a.c, a.conf.Model, 3, func(kind string) int {
+		switch kind {
+		case state.KindTasks:
+			return 2
+		case state.KindMachine:
+			return 1
+		}
+		return 0
+	},
 		&pb.WatchTarget{Kind: state.KindMachineUnits, Id: a.conf.ID, LifeOnly: true},
 		&pb.WatchTarget{Kind: state.KindMachine, Id: a.conf.ID, LifeOnly: true},
 		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID})
 	if err != nil {
 		return fmt.Errorf("machine %s: watching: %w", a.conf.ID, err)
 	}
+	changed, machineChanged, tasksChanged := chans[0], chans[1], chans[2]
 	if err := a.c.SetMachineStatus(ctx, a.conf.Model, a.conf.ID, &pb.StatusInfo{Status: string(status.Started)}); err != nil {
 		return fmt.Errorf("machine %s: setting status: %w", a.conf.ID, err)
 	}
@@ -66,6 +80,7 @@ func (a *machineAgent) run(ctx context.Context) error {
 	defer tasks.wg.Wait()
 	defer cancel()
 	handleDue, tasksDue := true, true
+	a.machineDue = true
 	for {
 		if tasksDue {
 			tasksDue = false
@@ -91,6 +106,8 @@ func (a *machineAgent) run(ctx context.Context) error {
 			return fmt.Errorf("machine %s: watch ended: %w", a.conf.ID, err)
 		case <-changed:
 			handleDue = true
+		case <-machineChanged:
+			handleDue, a.machineDue = true, true
 		case <-tasksChanged:
 			tasksDue = true
 		case <-tasksWake:
@@ -100,12 +117,15 @@ func (a *machineAgent) run(ctx context.Context) error {
 }
 
 func (a *machineAgent) handle(ctx context.Context) error {
-	m, err := a.c.GetMachine(ctx, a.conf.Model, a.conf.ID)
-	if gone(err) {
-		return errStop
-	}
-	if err != nil {
-		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
+	if a.machineDue {
+		m, err := a.c.GetMachine(ctx, a.conf.Model, a.conf.ID)
+		if gone(err) {
+			return errStop
+		}
+		if err != nil {
+			return fmt.Errorf("machine %s: %w", a.conf.ID, err)
+		}
+		a.life, a.machineDue = m.Life, false
 	}
 	units, err := a.c.MachineUnits(ctx, a.conf.Model, a.conf.ID)
 	if err != nil {
@@ -114,7 +134,7 @@ func (a *machineAgent) handle(ctx context.Context) error {
 	if err := a.d.reconcile(ctx, units); err != nil {
 		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
 	}
-	switch m.Life {
+	switch a.life {
 	case string(life.Dying):
 		// L-M2: dead once no unit is assigned; until then the units' removal wakes us again.
 		l, err := a.c.EnsureMachineDead(ctx, a.conf.Model, a.conf.ID)

@@ -83,41 +83,23 @@ func newSSHServer(machineDir string, conf Conf, api sshAPI) *sshServer {
 
 // run serves until ctx ends (nil) or the server or the controller fails (an error). A host
 // without sshd gets that recorded on the machine, so that juju ssh says why, and run stops
-// for good.
+// for good. Nothing else is done until the model's first authorized key comes (juju ssh adds
+// the client's own): a machine nobody ssh-es into costs no host key, no account files, no
+// written file at all (issue 16: they were a sixth of the agents' deploy CPU).
 func (s *sshServer) run(ctx context.Context) error {
 	sshd, err := s.binary()
 	if err != nil {
 		return s.cannotServe(ctx, err)
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("ssh server: %w", err)
-	}
-	hostKey, err := ensureHostKey(filepath.Join(s.dir, sshdHostKeyFile))
-	if err != nil {
-		return fmt.Errorf("ssh server: %w", err)
-	}
-	current, err := user.Current()
-	if err != nil {
-		return s.cannotServe(ctx, fmt.Errorf("finding the account to log in: %w", err))
-	}
-	login := current.Username
-	var account *machineAccount
-	if s.conf.isolated() {
-		if account, err = s.machineAccount(); err != nil {
-			return s.cannotServe(ctx, err)
-		}
-		login = account.name
-	}
-	if os.Geteuid() == 0 {
-		if err := os.MkdirAll(sshdPrivsepDir, 0o755); err != nil {
-			return s.cannotServe(ctx, fmt.Errorf("making sshd's privilege separation directory: %w", err))
-		}
-	}
 	stopStale(filepath.Join(s.dir, sshdPidFile), filepath.Join(s.dir, sshdConfigFile))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var proc *sshdProcess
+	var (
+		proc    *sshdProcess
+		setup   *sshdSetup
+		refused error // why the server cannot serve, found when it was first needed
+	)
 	defer func() {
 		if proc != nil {
 			proc.stop()
@@ -125,16 +107,27 @@ func (s *sshServer) run(ctx context.Context) error {
 	}()
 	reported := int64(-1)
 	err = s.api.WatchAuthorizedKeys(ctx, s.conf.Model, s.conf.ID, func(keys *pb.AuthorizedKeys) error {
+		if proc == nil && len(keys.Keys) == 0 {
+			// Nobody could log in: the server starts with the model's first key, so models
+			// nobody ssh-es into run no sshd at all.
+			return nil
+		}
+		if setup == nil {
+			var err error
+			if setup, err = s.prepare(); err != nil {
+				var cannot cannotServeError
+				if errors.As(err, &cannot) {
+					refused = cannot.err
+					return errRefused
+				}
+				return err
+			}
+		}
 		if err := writeAuthorizedKeys(filepath.Join(s.dir, sshdKeysFile), keys.Keys, s.conf); err != nil {
 			return err
 		}
-		if proc == nil && len(keys.Keys) == 0 {
-			// Nobody could log in: the server starts with the model's first key (juju ssh
-			// adds the client's own), so models nobody ssh-es into run no sshd at all.
-			return nil
-		}
 		if proc == nil {
-			started, err := s.start(sshd, login, account)
+			started, err := s.start(sshd, setup.login, setup.account)
 			if err != nil {
 				return err
 			}
@@ -149,7 +142,7 @@ func (s *sshServer) run(ctx context.Context) error {
 		}
 		err := s.api.SetSSHHost(ctx, &pb.SetSSHHostRequest{
 			Model: s.conf.Model, MachineId: s.conf.ID, Address: s.conf.address(), Port: int32(proc.port),
-			User: login, HostKey: hostKey, KeysRevision: keys.Revision,
+			User: setup.login, HostKey: setup.hostKey, KeysRevision: keys.Revision,
 		})
 		if err != nil {
 			return fmt.Errorf("recording the ssh server: %w", err)
@@ -157,6 +150,9 @@ func (s *sshServer) run(ctx context.Context) error {
 		reported = keys.Revision
 		return nil
 	})
+	if refused != nil {
+		return s.cannotServe(ctx, refused)
+	}
 	if proc != nil {
 		select {
 		case <-proc.exited:
@@ -168,6 +164,49 @@ func (s *sshServer) run(ctx context.Context) error {
 		return fmt.Errorf("ssh server of machine %s: %w", s.conf.ID, err)
 	}
 	return nil
+}
+
+// sshdSetup is what a machine's server needs before it first starts: the public half of its
+// host key, the account it logs in, and that account's files when the machine is isolated.
+type sshdSetup struct {
+	hostKey, login string
+	account        *machineAccount
+}
+
+// cannotServeError is a reason the machine cannot have an ssh server (recorded, not retried).
+type cannotServeError struct{ err error }
+
+func (e cannotServeError) Error() string { return e.err.Error() }
+
+// errRefused ends the keys' watch when the server cannot serve.
+var errRefused = errors.New("the ssh server cannot serve")
+
+// prepare readies the server's directory, host key and login account.
+func (s *sshServer) prepare() (*sshdSetup, error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("ssh server: %w", err)
+	}
+	hostKey, err := ensureHostKey(filepath.Join(s.dir, sshdHostKeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("ssh server: %w", err)
+	}
+	current, err := user.Current()
+	if err != nil {
+		return nil, cannotServeError{fmt.Errorf("finding the account to log in: %w", err)}
+	}
+	setup := &sshdSetup{hostKey: hostKey, login: current.Username}
+	if s.conf.isolated() {
+		if setup.account, err = s.machineAccount(); err != nil {
+			return nil, cannotServeError{err}
+		}
+		setup.login = setup.account.name
+	}
+	if os.Geteuid() == 0 {
+		if err := os.MkdirAll(sshdPrivsepDir, 0o755); err != nil {
+			return nil, cannotServeError{fmt.Errorf("making sshd's privilege separation directory: %w", err)}
+		}
+	}
+	return setup, nil
 }
 
 // binary finds sshd: it must be called by its absolute path (it re-executes itself).

@@ -43,6 +43,8 @@ type unitAgent struct {
 	stopLog   func()
 	toolsAddr string
 	tools     *hooktool.Server
+	// sharedToolsDir is the runner's hook tools directory when the unit uses it ("": its own).
+	sharedToolsDir string
 
 	// mu guards what running hooks' tool calls read and write while the agent waits for the
 	// hook: st, workload.
@@ -109,7 +111,14 @@ func newUnitAgent(r *Runner, dir string, conf Conf, c *client.Client) *unitAgent
 }
 
 func (a *unitAgent) charmDir() string { return filepath.Join(a.dir, "charm") }
-func (a *unitAgent) toolsDir() string { return filepath.Join(a.dir, "tools") }
+
+// toolsDir is where the unit's hook tools are: the runner's shared directory, or its own.
+func (a *unitAgent) toolsDir() string {
+	if a.sharedToolsDir != "" {
+		return a.sharedToolsDir
+	}
+	return filepath.Join(a.dir, "tools")
+}
 
 func (a *unitAgent) run(ctx context.Context) error {
 	// The watches end with this run (an error restarts the agent with new ones): a stopped

@@ -18,11 +18,30 @@ func watchSignals(ctx context.Context, c *client.Client, model string, targets .
 // signal on other, the rest on changed. One stream costs the agent one goroutine and the
 // controller one subscription where two watches cost twice that (issue 16).
 func watchSplit(ctx context.Context, c *client.Client, model string, apart map[string]bool, targets ...*pb.WatchTarget) (changed, other <-chan struct{}, done <-chan error, err error) {
-	w, err := c.Watch(ctx, &pb.WatchRequest{Model: model, Targets: targets})
+	chans, done, err := watchGroups(ctx, c, model, 2, func(kind string) int {
+		if apart[kind] {
+			return 1
+		}
+		return 0
+	}, targets...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mainCh, otherCh := make(chan struct{}, 1), make(chan struct{}, 1)
+	return chans[0], chans[1], done, nil
+}
+
+// watchGroups is watchSplit for n readers: group says which channel an event's kind signals.
+func watchGroups(ctx context.Context, c *client.Client, model string, n int, group func(kind string) int, targets ...*pb.WatchTarget) ([]<-chan struct{}, <-chan error, error) {
+	w, err := c.Watch(ctx, &pb.WatchRequest{Model: model, Targets: targets})
+	if err != nil {
+		return nil, nil, err
+	}
+	chans := make([]chan struct{}, n)
+	out := make([]<-chan struct{}, n)
+	for i := range chans {
+		chans[i] = make(chan struct{}, 1)
+		out[i] = chans[i]
+	}
 	doneCh := make(chan error, 1)
 	go func() {
 		defer w.Close()
@@ -32,15 +51,11 @@ func watchSplit(ctx context.Context, c *client.Client, model string, apart map[s
 				doneCh <- err
 				return
 			}
-			ch := mainCh
-			if apart[ev.GetKind()] {
-				ch = otherCh
-			}
 			select {
-			case ch <- struct{}{}:
+			case chans[group(ev.GetKind())] <- struct{}{}:
 			default:
 			}
 		}
 	}()
-	return mainCh, otherCh, doneCh, nil
+	return out, doneCh, nil
 }

@@ -56,6 +56,11 @@ func (s *applicationServer) Deploy(ctx context.Context, req *pb.DeployRequest) (
 	if err != nil {
 		return nil, err
 	}
+	if req.NumUnits > 0 {
+		if err := s.checkCapacity(ctx, "units"); err != nil {
+			return nil, err
+		}
+	}
 	_, units, err := s.st.AddApplication(ctx, m.Uuid, state.DeployArgs{
 		Name: req.Application, CharmURL: req.CharmUrl, Base: b, Constraints: req.Constraints,
 		Config: config, Trust: req.Trust || trust, NumUnits: int(req.NumUnits), Placements: placements(req.Placement),
@@ -76,6 +81,9 @@ func (s *applicationServer) AddUnits(ctx context.Context, req *pb.AddUnitsReques
 	}
 	m, err := s.model(ctx, req.Model)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkCapacity(ctx, "units"); err != nil {
 		return nil, err
 	}
 	units, err := s.st.AddUnits(ctx, m.Uuid, req.Application, int(req.NumUnits), placements(req.Placement))

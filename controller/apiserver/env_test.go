@@ -38,6 +38,7 @@ type testEnvOptions struct {
 	log       io.Writer
 	now       func() time.Time
 	noAdmin   bool
+	capacity  func(context.Context) error
 }
 
 type testEnvOption func(*testEnvOptions)
@@ -49,6 +50,11 @@ func withLogSink() testEnvOption { return func(o *testEnvOptions) { o.logSink = 
 // server's default), and leaves env.admin unset, so that no login happens before the test's.
 func withServerLog(w io.Writer, now func() time.Time) testEnvOption {
 	return func(o *testEnvOptions) { o.log, o.now, o.noAdmin = w, now, true }
+}
+
+// withCapacity gives the server its answer to "could the agents' processes take more".
+func withCapacity(f func(context.Context) error) testEnvOption {
+	return func(o *testEnvOptions) { o.capacity = f }
 }
 
 // withProvisioner runs the provisioner with the real local provider (its agents not started).
@@ -86,7 +92,7 @@ func startTestEnv(t *testing.T, opts ...testEnvOption) *testEnv {
 	cfg := Config{
 		State: st, ControllerName: "test", Cloud: "localhost", Region: "localhost", Context: ctx,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		Now: o.now,
+		Now: o.now, Capacity: o.capacity,
 	}
 	if o.log != nil {
 		cfg.Log = slog.New(slog.NewTextHandler(o.log, nil))

@@ -24,6 +24,9 @@ func (s *machineServer) AddMachines(ctx context.Context, req *pb.AddMachinesRequ
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkCapacity(ctx, "machines"); err != nil {
+		return nil, err
+	}
 	resp := &pb.AddMachinesResponse{}
 	params := make([]state.MachineParams, 0, len(req.Params))
 	refused := false

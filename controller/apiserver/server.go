@@ -58,6 +58,10 @@ type Config struct {
 	// only. CACert (PEM) is the CA that issued the members' certificates.
 	Peers  func(ctx context.Context) ([]string, error)
 	CACert []byte
+	// Capacity says why this controller's processes could not take more agents (an error that
+	// is fdlimit.ErrTooManyOpenFiles: jujud or the agent host near its open-file limit), asked
+	// before units or machines are added; nil: they always can.
+	Capacity func(ctx context.Context) error
 }
 
 // New builds the gRPC server with authentication and every service registered.
@@ -121,6 +125,19 @@ type service struct {
 	hub *state.Hub // every Watch call shares one store watch per model
 	// presence: which agents have a watch open (status shows the others lost).
 	presence *presence
+}
+
+// checkCapacity refuses a call that adds units or machines while the processes that would run
+// their agents are near their open-file limit: refused whole, before anything is written, rather
+// than agents failing to start (or a process crashing) later.
+func (b *service) checkCapacity(ctx context.Context, what string) error {
+	if b.cfg.Capacity == nil {
+		return nil
+	}
+	if err := b.cfg.Capacity(ctx); err != nil {
+		return apierr.Errorf(apierr.Unavailable, "cannot add %s: %v", what, err)
+	}
+	return nil
 }
 
 // model resolves a model reference (name or UUID) to its document.

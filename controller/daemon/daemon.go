@@ -173,6 +173,7 @@ func Run(ctx context.Context, cfg Config) error {
 		MemberID: m.id,
 		Peers:    apiserver.LivePeers(s, m.id),
 		CACert:   caPEM,
+		Capacity: m.capacity.check,
 	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(lis) }()
@@ -254,6 +255,10 @@ func runWorkers(ctx context.Context, cfg Config, m *member, s *state.State, mgr 
 		return
 	}
 	defer stopAgents()
+	if f, ok := launcher.(filesChecker); ok {
+		m.capacity.set(f)
+		defer m.capacity.set(nil)
+	}
 	prov, err := local.New(m.cloudDir, addrs[0], caPEM, launcher)
 	if err != nil {
 		cfg.Log.Error("starting the local provider", "err", err)

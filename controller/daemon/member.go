@@ -170,6 +170,8 @@ type member struct {
 	// this host: the bootstrap member's data directory.
 	cloudDir string
 	key      []byte
+	// capacity: whether this member's processes could take more agents (the API asks).
+	capacity capacity
 }
 
 // readMember reads member.json and join.json of the data directory.

@@ -20,6 +20,10 @@ const (
 	// read gives up after a second, then it spends up to a second asking each member, to say
 	// how many it reaches), and a check that hangs past this counts as a failure.
 	ProbeTimeout = 3 * time.Second
+	// FailuresToDegrade is how many probes in a row must fail before the member says it is
+	// degraded: a loaded member (a hundred thousand agents) answers a probe late now and then,
+	// and refusing every write for that starts the retry spiral it is meant to avoid.
+	FailuresToDegrade = 3
 )
 
 // Monitor probes the quorum every interval and keeps the last verdict. Its Degraded method
@@ -33,6 +37,7 @@ type Monitor struct {
 	interval     time.Duration
 	probeTimeout time.Duration
 	reason       atomic.Pointer[string] // nil or "": healthy
+	failures     int                    // failed probes in a row (Run's goroutine only)
 }
 
 // New returns a monitor that calls check every interval (DefaultInterval when zero), each
@@ -46,10 +51,9 @@ func New(check func(context.Context) error, interval time.Duration) *Monitor {
 	return &Monitor{check: check, interval: interval, probeTimeout: ProbeTimeout}
 }
 
-// Run probes at once, then every interval, until ctx ends. One failed probe makes the member
-// degraded and one successful probe healthy again: the probe's deadline already absorbs a
-// slow answer, and a write refused a moment too early is retried by its caller, while one
-// let through without a quorum hangs it.
+// Run probes at once, then every interval, until ctx ends. FailuresToDegrade failed probes in
+// a row make the member degraded (a lost quorum is noticed within a few seconds), and one
+// successful probe healthy again.
 func (m *Monitor) Run(ctx context.Context) {
 	log := m.Log
 	if log == nil {
@@ -79,10 +83,14 @@ func (m *Monitor) probe(ctx context.Context, log *slog.Logger) {
 	}
 	was := m.Degraded()
 	if err == nil {
+		m.failures = 0
 		if was != "" {
 			m.reason.Store(nil)
 			log.Info("this controller member reaches a majority of the store's members again: writes are served")
 		}
+		return
+	}
+	if m.failures++; m.failures < FailuresToDegrade {
 		return
 	}
 	reason := err.Error()

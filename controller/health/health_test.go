@@ -88,7 +88,17 @@ func TestMonitorTransitions(t *testing.T) {
 	}
 	p.answer <- nil
 	want := "etcd member m1 cannot reach a majority of the store's voting members: it reaches 1 of 3, a majority is 2: context deadline exceeded"
-	f.next(t).answer <- errors.New(want)
+	for range FailuresToDegrade - 1 {
+		f.next(t).answer <- errors.New(want)
+		if got := m.Degraded(); got != "" {
+			t.Fatalf("degraded after fewer than %d failed probes: %q", FailuresToDegrade, got)
+		}
+	}
+	// A success in between starts the count again.
+	f.next(t).answer <- nil
+	for range FailuresToDegrade {
+		f.next(t).answer <- errors.New(want)
+	}
 	p = f.next(t) // the failure is recorded
 	if got := m.Degraded(); got != want {
 		t.Fatalf("Degraded() = %q, want %q", got, want)
@@ -149,8 +159,9 @@ func TestMonitorProbeDeadline(t *testing.T) {
 	m.probeTimeout = 10 * time.Millisecond
 	done := make(chan struct{})
 	go func() { m.Run(ctx); close(done) }()
-	<-probes // the first probe
-	<-probes // the second: the first's verdict is recorded
+	for range FailuresToDegrade + 1 { // the last: the previous verdicts are recorded
+		<-probes
+	}
 	if got, want := m.Degraded(), "the store's quorum check did not answer within 10ms: context deadline exceeded"; got != want {
 		t.Errorf("Degraded() = %q, want %q", got, want)
 	}

@@ -16,3 +16,20 @@ func LowerMaxBulkBytes(t interface{ Cleanup(func()) }, n int) {
 	maxBulkBytes = n
 	t.Cleanup(func() { maxBulkBytes = old })
 }
+
+// KeysWatchers is how many watchers share the etcd watch of uuid's keys (-1: no watch, or
+// one that is ending).
+func (s *State) KeysWatchers(uuid string) int {
+	s.keys.mu.Lock()
+	m := s.keys.models[uuid]
+	s.keys.mu.Unlock()
+	if m == nil {
+		return -1
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dead {
+		return -1
+	}
+	return len(m.subs)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
@@ -181,45 +182,201 @@ type KeysUpdate struct {
 }
 
 // WatchAuthorizedKeys sends the model's keys, then the keys after each change, until ctx ends
-// or the store's watch fails; then it closes the channel (the caller watches again).
+// or the store's watch fails; then it closes the channel (the caller watches again). A watcher
+// that falls behind gets the latest keys, not every revision in between.
+//
+// Every machine's agent watches its model's keys (issue 16: 100,000 machines): they share one
+// etcd watch per model, and each costs a channel and an entry, no watcher or goroutine of its own.
 func (s *State) WatchAuthorizedKeys(ctx context.Context, uuid string) (<-chan KeysUpdate, error) {
-	key := sshKeysKey(uuid)
-	resp, err := s.kv.Get(ctx, key)
+	sub := &keysSub{ch: make(chan KeysUpdate, 1)}
+	for {
+		m, err := s.keysModel(ctx, uuid)
+		if err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		if m.dead {
+			// Its watch failed or its last watcher left since we looked it up.
+			m.mu.Unlock()
+			s.keys.forget(m)
+			continue
+		}
+		m.subs[sub] = struct{}{}
+		m.mu.Unlock()
+		// Registered first, read second: a change committed after this read is dispatched
+		// after the registration, so it reaches sub; the read covers everything before it.
+		resp, err := s.kv.Get(ctx, sshKeysKey(uuid))
+		var first KeysUpdate
+		if err == nil {
+			first, err = keysFrom(resp)
+		}
+		if err != nil {
+			m.unsubscribe(sub)
+			return nil, fmt.Errorf("reading ssh keys: %w", err)
+		}
+		stop := context.AfterFunc(ctx, func() { m.unsubscribe(sub) })
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if sub.done {
+			stop() // the watch ended meanwhile: the channel is closed, the caller watches again
+		} else {
+			sub.stop = stop
+			m.offer(sub, first)
+		}
+		return sub.ch, nil
+	}
+}
+
+// keysFrom is the keys document a read returned, at the read's revision when there is none.
+func keysFrom(resp *clientv3.GetResponse) (KeysUpdate, error) {
+	u := KeysUpdate{Keys: &storepb.AuthorizedKeys{}}
+	if len(resp.Kvs) > 0 {
+		if err := unmarshal(resp.Kvs[0], u.Keys); err != nil {
+			return KeysUpdate{}, err
+		}
+		u.Revision = resp.Kvs[0].ModRevision
+	}
+	return u, nil
+}
+
+// keysWatches is the models whose keys are watched, each with one etcd watch.
+type keysWatches struct {
+	mu     sync.Mutex
+	models map[string]*keysWatch
+}
+
+// keysWatch is one model's keys watch and its watchers.
+type keysWatch struct {
+	uuid string
+	stop context.CancelFunc
+
+	mu   sync.Mutex
+	subs map[*keysSub]struct{}
+	// dead: the watch ended or its last watcher left; a later watcher starts a fresh one.
+	dead bool
+}
+
+// keysSub is one watcher: ch holds at most the latest update it has not taken.
+type keysSub struct {
+	ch   chan KeysUpdate
+	rev  int64 // revision of the last update offered
+	sent bool
+	done bool
+	stop func() bool
+}
+
+// keysModel returns uuid's keys watch, starting it if nobody watches the model's keys.
+func (s *State) keysModel(ctx context.Context, uuid string) (*keysWatch, error) {
+	s.keys.mu.Lock()
+	m, ok := s.keys.models[uuid]
+	s.keys.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	// The watch starts from a revision read before any watcher registers with it, so that each
+	// watcher's own read and the watch leave no gap; read without the lock.
+	rev, err := s.Revision(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading ssh keys: %w", err)
 	}
-	first := KeysUpdate{Keys: &storepb.AuthorizedKeys{}}
-	if len(resp.Kvs) > 0 {
-		if err := unmarshal(resp.Kvs[0], first.Keys); err != nil {
-			return nil, err
-		}
-		first.Revision = resp.Kvs[0].ModRevision
+	s.keys.mu.Lock()
+	defer s.keys.mu.Unlock()
+	if m, ok := s.keys.models[uuid]; ok {
+		return m, nil
 	}
-	out := make(chan KeysUpdate, 1)
-	out <- first
-	wc := s.kv.Watch(clientv3.WithRequireLeader(ctx), key, clientv3.WithRev(resp.Header.Revision+1))
-	go func() {
-		defer close(out)
-		for wr := range wc {
-			if wr.Err() != nil {
-				return
-			}
-			for _, ev := range wr.Events {
-				u := KeysUpdate{Keys: &storepb.AuthorizedKeys{}, Revision: ev.Kv.ModRevision}
-				if ev.Type == clientv3.EventTypePut {
-					if err := proto.Unmarshal(ev.Kv.Value, u.Keys); err != nil {
-						return
-					}
-				}
-				select {
-				case out <- u:
-				case <-ctx.Done():
-					return
-				}
+	if s.keys.models == nil {
+		s.keys.models = map[string]*keysWatch{}
+	}
+	// The watch lives as long as somebody watches, not as long as the call that started it.
+	wctx, stop := context.WithCancel(context.Background())
+	m = &keysWatch{uuid: uuid, stop: stop, subs: map[*keysSub]struct{}{}}
+	wc := s.kv.Watch(clientv3.WithRequireLeader(wctx), sshKeysKey(uuid), clientv3.WithRev(rev+1))
+	s.keys.models[uuid] = m
+	go s.runKeys(m, wc)
+	return m, nil
+}
+
+// forget removes m if it is still the model's watch.
+func (k *keysWatches) forget(m *keysWatch) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.models[m.uuid] == m {
+		delete(k.models, m.uuid)
+	}
+}
+
+// runKeys hands every change of the model's keys, decoded once, to each watcher; when the watch
+// ends it closes every watcher's channel.
+func (s *State) runKeys(m *keysWatch, wc clientv3.WatchChan) {
+	defer s.keys.forget(m)
+	defer m.stop()
+	for wr := range wc {
+		if wr.Err() != nil || !m.dispatch(wr.Events) {
+			break
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dead = true
+	for sub := range m.subs {
+		m.drop(sub)
+	}
+}
+
+// dispatch offers each event to every watcher; false when one does not decode.
+func (m *keysWatch) dispatch(events []*clientv3.Event) bool {
+	for _, ev := range events {
+		u := KeysUpdate{Keys: &storepb.AuthorizedKeys{}, Revision: ev.Kv.ModRevision}
+		if ev.Type == clientv3.EventTypePut {
+			if err := proto.Unmarshal(ev.Kv.Value, u.Keys); err != nil {
+				return false
 			}
 		}
-	}()
-	return out, nil
+		m.mu.Lock()
+		for sub := range m.subs {
+			m.offer(sub, u)
+		}
+		m.mu.Unlock()
+	}
+	return true
+}
+
+// offer puts u in sub's channel in place of an update not taken yet, unless sub has a newer one
+// already; m.mu is held (the only sender).
+func (m *keysWatch) offer(sub *keysSub, u KeysUpdate) {
+	if sub.done || (sub.sent && u.Revision <= sub.rev) {
+		return
+	}
+	sub.sent, sub.rev = true, u.Revision
+	select {
+	case <-sub.ch: // superseded
+	default:
+	}
+	sub.ch <- u
+}
+
+func (m *keysWatch) unsubscribe(sub *keysSub) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.drop(sub)
+	if len(m.subs) == 0 && !m.dead {
+		m.dead = true
+		m.stop() // runKeys then leaves
+	}
+}
+
+// drop closes sub's channel once; m.mu is held.
+func (m *keysWatch) drop(sub *keysSub) {
+	if sub.done {
+		return
+	}
+	sub.done = true
+	delete(m.subs, sub)
+	// Stopping the AfterFunc from within it is a no-op; from the watch's end, it frees it.
+	if sub.stop != nil {
+		sub.stop()
+	}
+	close(sub.ch)
 }
 
 // SetSSHHost records where a machine's ssh server listens (the machine's agent writes it).

@@ -183,6 +183,73 @@ func TestWatchAuthorizedKeysSendsEachChange(t *testing.T) {
 	}
 }
 
+// Every machine's agent watches its model's keys: the watchers share one etcd watch, each gets
+// every change, and the watch ends with its last watcher (issue 16).
+func TestWatchAuthorizedKeysSharesOneWatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	uuid := newModel(t, "")
+	const n = 50
+	var chans []<-chan state.KeysUpdate
+	var stops []context.CancelFunc
+	for range n {
+		wctx, stop := context.WithCancel(ctx)
+		stops = append(stops, stop)
+		ch, err := st.WatchAuthorizedKeys(wctx, uuid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	if got := st.KeysWatchers(uuid); got != n {
+		t.Fatalf("watchers of the shared watch = %d, want %d", got, n)
+	}
+	if err := st.AddAuthorizedKeys(ctx, uuid, []string{newSSHKey(t, "a@b")}); err != nil {
+		t.Fatal(err)
+	}
+	_, rev, _ := st.AuthorizedKeys(ctx, uuid)
+	for i, ch := range chans {
+		// The first update may have been superseded by the change already: each watcher gets
+		// the latest keys, not necessarily every revision.
+		for {
+			var u state.KeysUpdate
+			select {
+			case u = <-ch:
+			case <-ctx.Done():
+				t.Fatalf("watcher %d: no update with the key", i)
+			}
+			if u.Revision == rev {
+				if len(u.Keys.Keys) != 1 || u.Keys.Keys[0].Comment != "a@b" {
+					t.Errorf("watcher %d: %+v", i, u)
+				}
+				break
+			}
+		}
+	}
+	// A watcher that leaves has its channel closed; the last one out ends the etcd watch.
+	stops[0]()
+	for range chans[0] {
+	}
+	for _, stop := range stops[1:] {
+		stop()
+	}
+	for _, ch := range chans[1:] {
+		for range ch {
+		}
+	}
+	if got := st.KeysWatchers(uuid); got != -1 {
+		t.Errorf("after every watcher left: %d watchers, want no watch", got)
+	}
+	// A watcher after that starts a fresh watch and reads the keys.
+	ch, err := st.WatchAuthorizedKeys(ctx, uuid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := <-ch; u.Revision != rev || len(u.Keys.Keys) != 1 {
+		t.Errorf("fresh watcher: %+v (revision %d)", u, rev)
+	}
+}
+
 func TestSSHHostRecordAndWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -31,6 +31,8 @@ type State struct {
 	charmConfigs sync.Map
 	// charmEndpoints caches each charm's endpoint names likewise, for status.
 	charmEndpoints sync.Map
+	// keys shares one watch of each model's authorized keys among its machines' agents.
+	keys keysWatches
 }
 
 // New wraps an etcd client.

@@ -21,6 +21,10 @@ import (
 	"github.com/jujuclone/juju/internal/peercred"
 )
 
+// HookToolsDir is the directory in the controller's instances directory where the agent host
+// installs the hook tools once for all its units.
+const HookToolsDir = ".hook-tools"
+
 // ErrRunning says another agent host serves the data directory already.
 var ErrRunning = errors.New("an agent host runs for this controller already")
 
@@ -71,6 +75,10 @@ func Serve(ctx context.Context, cfg Config) error {
 	defer conn.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if cfg.Runner.ToolsDir == "" {
+		// Beside the machines, under the directory their uids may pass through.
+		cfg.Runner.ToolsDir = filepath.Join(cfg.DataDir, "instances", HookToolsDir)
+	}
 	runner := agent.NewRunner(ctx, conn, cfg.Log, cfg.Runner)
 	h := &host{cfg: cfg, runner: runner, stop: stop, setAddrs: setAddrs, addrs: cfg.APIAddrs}
 	go h.accept(ctx, lis)

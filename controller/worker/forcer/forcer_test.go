@@ -280,3 +280,46 @@ func unitsOf(snap *state.Snapshot, app string) int {
 	}
 	return n
 }
+
+// A force-remover started after a relation was forced finds it in its one read of the model at
+// start, and follows later changes from the watch alone (issue 16): a second relation forced
+// with an earlier deadline goes first, the first one at its own deadline.
+func TestForcedBeforeStartFoundByTheFirstRead_LF1(t *testing.T) {
+	ctx := context.Background()
+	uuid := workertest.NewModel(t, st)
+	wp := workertest.Deploy(t, st, uuid, "wordpress", workertest.WordpressMeta, 1)[0]
+	db := workertest.Deploy(t, st, uuid, "mysql", workertest.MySQLMeta, 1)[0]
+	dbRel := workertest.Integrate(t, st, uuid, "wordpress:db", "mysql:db")
+	workertest.EnterScope(t, st, uuid, dbRel, wp)
+	workertest.EnterScope(t, st, uuid, dbRel, db)
+	start := time.Unix(1_700_000_000, 0)
+	deadline := start.Add(time.Hour)
+	if _, err := st.DestroyRelation(ctx, uuid, dbRel, deadline.UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	db2 := workertest.Deploy(t, st, uuid, "mysql2", workertest.MySQLMeta, 1)[0]
+	other := workertest.Integrate(t, st, uuid, "wordpress:db", "mysql2:db")
+	workertest.EnterScope(t, st, uuid, other, wp)
+	workertest.EnterScope(t, st, uuid, other, db2)
+
+	clock := runWorker(t)
+	workertest.Eventually(t, "timer at the deadline", func() bool { return clock.HasTimerAt(deadline) })
+	// A second forced relation, seen through the watch, with an earlier deadline.
+	early := clock.Now().Add(time.Minute)
+	if _, err := st.DestroyRelation(ctx, uuid, other, early.UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	workertest.Eventually(t, "timer at the earlier deadline", func() bool { return clock.HasTimerAt(early) })
+	clock.Advance(time.Minute)
+	workertest.Eventually(t, "earlier relation removed", func() bool {
+		return workertest.Relation(workertest.Snapshot(t, st, uuid), other) == nil
+	})
+	if workertest.Relation(workertest.Snapshot(t, st, uuid), dbRel) == nil {
+		t.Fatal("the later relation went before its deadline")
+	}
+	clock.Advance(time.Hour)
+	workertest.Eventually(t, "later relation removed", func() bool {
+		return workertest.Relation(workertest.Snapshot(t, st, uuid), dbRel) == nil
+	})
+	expectCounts(t, workertest.Snapshot(t, st, uuid))
+}

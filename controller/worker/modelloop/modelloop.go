@@ -270,7 +270,20 @@ type Watch struct {
 // changes on their content (Keep) and watch documents the hub does not classify (cleanups),
 // and get one merged signal rather than events.
 func WatchStore(ctx context.Context, st *state.State, watches ...Watch) (<-chan struct{}, error) {
-	return watchStore(ctx, st, nil, watches)
+	rev, err := st.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return watchStore(ctx, st, rev, nil, watches), nil
+}
+
+// WatchFrom watches key prefixes of the store from the change after rev on, for a worker that
+// read its model at rev (state.Snapshot) and then keeps what it needs up to date from the
+// events' own values rather than by reading again (issue 16). record is called, in the watch's
+// goroutine, for every kept event, in order per watch; it says whether the change calls for a
+// pass, and the signal comes after it. The channel closes as WatchStore's does.
+func WatchFrom(ctx context.Context, st *state.State, rev int64, record func(Watch, *clientv3.Event) bool, watches ...Watch) <-chan struct{} {
+	return watchStore(ctx, st, rev, record, watches)
 }
 
 // Change names one entity a kept event changed (Watch.Kind and Name).
@@ -314,26 +327,23 @@ func (c *Changes) add(ch Change) {
 // pass woken by C finds it; a change recorded during a pass leaves a signal for the next.
 func WatchChanges(ctx context.Context, st *state.State, watches ...Watch) (*Changes, error) {
 	c := &Changes{pending: map[Change]struct{}{}}
-	record := func(w Watch, ev *clientv3.Event) {
+	record := func(w Watch, ev *clientv3.Event) bool {
 		if w.Name == nil {
 			c.add(Change{Kind: w.Kind, ID: strings.TrimPrefix(string(ev.Kv.Key), w.Prefix)})
 		} else if ch, ok := w.Name(ev); ok {
 			c.add(ch)
 		}
+		return true
 	}
-	ch, err := watchStore(ctx, st, record, watches)
-	if err != nil {
-		return nil, err
-	}
-	c.C = ch
-	return c, nil
-}
-
-func watchStore(ctx context.Context, st *state.State, record func(Watch, *clientv3.Event), watches []Watch) (<-chan struct{}, error) {
 	rev, err := st.Revision(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.C = watchStore(ctx, st, rev, record, watches)
+	return c, nil
+}
+
+func watchStore(ctx context.Context, st *state.State, rev int64, record func(Watch, *clientv3.Event) bool, watches []Watch) <-chan struct{} {
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan struct{}, 1)
 	var wg sync.WaitGroup
@@ -359,11 +369,13 @@ func watchStore(ctx context.Context, st *state.State, record func(Watch, *client
 					if w.Keep != nil && !w.Keep(ev) {
 						continue
 					}
-					kept = true
 					if record == nil {
+						kept = true
 						break // one kept change is enough for a signal
 					}
-					record(w, ev)
+					if record(w, ev) {
+						kept = true
+					}
 				}
 				if kept {
 					select {
@@ -379,5 +391,5 @@ func watchStore(ctx context.Context, st *state.State, record func(Watch, *client
 		cancel()
 		close(out)
 	}()
-	return out, nil
+	return out
 }
