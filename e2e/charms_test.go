@@ -169,8 +169,13 @@ func TestCharmsJourney(t *testing.T) {
 		t.Errorf("mysql/0: ports %v leader %v", u.OpenPorts, u.Leader)
 	}
 	// The hook tools those hooks called are links to jujuc, which starts in a fifth of jujud's time
-	// (as root, to a hard link of it in the tools directory: the machine's uid cannot reach e.bin).
-	links, _ := filepath.Glob(filepath.Join(e.data, "controllers", "local", "instances", "*", "units", "unit-mysql-0", "tools", "relation-set"))
+	// (as root, to a hard link of it in the tools directory: the machine's uid cannot reach e.bin),
+	// installed once for every unit of the agent host, or in the unit's own directory where the
+	// machines' uids cannot reach the shared one.
+	links, _ := filepath.Glob(filepath.Join(e.data, "controllers", "local", "instances", ".hook-tools", "v-*", "relation-set"))
+	if len(links) == 0 {
+		links, _ = filepath.Glob(filepath.Join(e.data, "controllers", "local", "instances", "*", "units", "unit-mysql-0", "tools", "relation-set"))
+	}
 	jujuc, _ := os.Stat(filepath.Join(e.bin, "jujuc"))
 	if len(links) != 1 {
 		t.Errorf("mysql/0's relation-set tool: found %v", links)
