@@ -166,6 +166,7 @@ type procResult struct {
 // runProc runs p until it exits, its time limit passes, abort is closed or ctx ends; the last
 // three kill its whole process group.
 func runProc(ctx context.Context, abort <-chan struct{}, p procSpec) procResult {
+	defer slotOf(ctx).during(ctx)() // a process's run holds no permit (workslots.go)
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Dir, cmd.Env = p.dir, p.env
 	cmd.SysProcAttr = p.as.procAttr()

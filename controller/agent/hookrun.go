@@ -61,6 +61,7 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) err
 	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("running %q hook", name))
 	hctx, cancel := context.WithTimeout(ctx, a.hookTimeout)
 	defer cancel()
+	defer slotOf(ctx).during(ctx)() // a hook's run holds no permit (workslots.go)
 	cmd := exec.CommandContext(hctx, path)
 	cmd.Dir = a.charmDir()
 	cmd.Env = env

@@ -16,6 +16,8 @@ import (
 // machineAgent deploys and removes the principal units assigned to its machine and takes its
 // machine from dying to dead (L-S machine agent, L-M2).
 type machineAgent struct {
+	// slot is the agent's permit to work (workslots.go): held for each pass.
+	slot *slot
 	dir  string
 	conf Conf
 	c    *client.Client
@@ -32,7 +34,8 @@ type machineAgent struct {
 const machineLogFile = "machine.log"
 
 func newMachineAgent(r *Runner, dir string, conf Conf, c *client.Client) *machineAgent {
-	return &machineAgent{dir: dir, conf: conf, c: c, d: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "units")}}
+	return &machineAgent{dir: dir, conf: conf, c: c, d: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "units")},
+		slot: &slot{slots: r.work}}
 }
 
 func (a *machineAgent) run(ctx context.Context) error {
@@ -49,6 +52,11 @@ func (a *machineAgent) run(ctx context.Context) error {
 	log.write("INFO", "juju.cmd.jujud", fmt.Sprintf("machine agent %s start", a.conf.Tag))
 	ctx, cancel := context.WithCancel(ctx) // ends the watch and the tasks on return
 	defer cancel()
+	ctx = withSlot(ctx, a.slot)
+	if err := a.slot.take(ctx); err != nil {
+		return nil // stopping
+	}
+	defer a.slot.give()
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
 	// machine carries each unit's life, so this watch sees them go dying and dead. The task
 	// queue comes on the same stream, told apart by kind: one stream, one goroutine.
@@ -96,6 +104,7 @@ func (a *machineAgent) run(ctx context.Context) error {
 				return err
 			}
 		}
+		a.slot.give() // nothing to do until something changes
 		select {
 		case <-ctx.Done():
 			return nil
@@ -112,6 +121,9 @@ func (a *machineAgent) run(ctx context.Context) error {
 			tasksDue = true
 		case <-tasksWake:
 			tasksDue = true
+		}
+		if err := a.slot.take(ctx); err != nil {
+			return nil // stopping
 		}
 	}
 }

@@ -30,6 +30,8 @@ type Runner struct {
 	// leases extends the leadership leases of the runner's leading units, apart from their
 	// hooks (leadership.go).
 	leases *leaseKeeper
+	// work bounds how many agents work at once (workslots.go).
+	work workSlots
 	// tools answers the hook tools of every unit of the runner (started with the first unit):
 	// one listener for the process, not one per unit (issue 16).
 	toolsMu sync.Mutex
@@ -75,7 +77,7 @@ func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger, cfg
 	if cfg.FDReserve == 0 {
 		cfg.FDReserve = fdlimit.DefaultReserve
 	}
-	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, leases: newLeaseKeeper(), fdReserve: cfg.FDReserve}
+	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, leases: newLeaseKeeper(), fdReserve: cfg.FDReserve, work: newWorkSlots(maxBusyAgents)}
 	r.wg.Go(func() { r.leases.run(ctx) })
 	return r
 }

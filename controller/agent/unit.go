@@ -31,6 +31,8 @@ import (
 // its subordinates, follows its application (or, for a subordinate, its principal relation) to
 // dying, and when dying clears everything that holds the unit and sets it dead.
 type unitAgent struct {
+	// slot is the agent's permit to work (workslots.go): held for its setup and each pass.
+	slot *slot
 	runner      *Runner
 	dir         string
 	conf        Conf
@@ -106,6 +108,7 @@ type unitAgent struct {
 
 func newUnitAgent(r *Runner, dir string, conf Conf, c *client.Client) *unitAgent {
 	return &unitAgent{runner: r, dir: dir, conf: conf, c: c, hookTimeout: r.cfg.HookTimeout, toolsBinary: r.cfg.ToolsBinary,
+		slot: &slot{slots: r.work},
 		subs: &deployer{runner: r, c: c, conf: conf, root: filepath.Join(dir, "subordinates")},
 		lead: newLeadership(r.leases, c, conf.Model, conf.ID, r.cfg.LeaseDuration)}
 }
@@ -125,6 +128,11 @@ func (a *unitAgent) run(ctx context.Context) error {
 	// agent must not look connected.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ctx = withSlot(ctx, a.slot)
+	if err := a.slot.take(ctx); err != nil {
+		return nil // stopping
+	}
+	defer a.slot.give()
 	if err := a.setup(ctx); err != nil {
 		return err
 	}
@@ -187,6 +195,7 @@ func (a *unitAgent) run(ctx context.Context) error {
 		} else if rearmed {
 			continue // changes between the last read and the new watch: read again
 		}
+		a.slot.give() // nothing to do until something changes
 		select {
 		case <-ctx.Done():
 			return nil
@@ -209,6 +218,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 			updateStatus.Reset(a.updateInterval)
 		case <-a.retry.C():
 			a.retry.fired()
+		}
+		if err := a.slot.take(ctx); err != nil {
+			return nil // stopping
 		}
 	}
 }
