@@ -32,7 +32,7 @@ import (
 // dying, and when dying clears everything that holds the unit and sets it dead.
 type unitAgent struct {
 	// slot is the agent's permit to work (workslots.go): held for its setup and each pass.
-	slot *slot
+	slot        *slot
 	runner      *Runner
 	dir         string
 	conf        Conf

@@ -91,7 +91,9 @@ func (s *slot) during(ctx context.Context) (done func()) {
 }
 
 // withSlot carries an agent's permit to the code that runs its processes.
-func withSlot(ctx context.Context, s *slot) context.Context { return context.WithValue(ctx, slotKey{}, s) }
+func withSlot(ctx context.Context, s *slot) context.Context {
+	return context.WithValue(ctx, slotKey{}, s)
+}
 
 func slotOf(ctx context.Context) *slot {
 	s, _ := ctx.Value(slotKey{}).(*slot)

@@ -314,17 +314,7 @@ func report() error {
 	fmt.Fprintf(&b, "Machine: %s. Date: %s.\n\n", machine(), time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("Ratios: CLI figures against `juju version` (the cost of starting the CLI at all) measured in the same run; `juju version` against exec of /bin/true; " +
 		"the removal against its own model's `juju status --format json`; ops charms against the shell sample charms in the same shape and the big .charm's deploy against cp of the same file; a controller restart's exec against the same exec with the controller up just before, and memory against the agents-in-jujud layout; lifecycle transactions as a share of the etcd Txn floor measured in the same run; the HA takeover against add-machine with every member up, and the HA cluster's lifecycle transactions against one member's, both in the same run (see the notes below the table).\n\n")
-	b.WriteString("| what | median | budget | ratio |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		v := r.value
-		if v == "" {
-			v = fmtDur(r.median)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, v, r.budget, r.ratio)
-	}
-	for _, n := range notes {
-		b.WriteString("\n" + n + "\n")
-	}
+	writeTable(&b, "median")
 	fmt.Print(b.String())
 	// The scale section is make bench-scale's: kept as it is.
 	if old, err := os.ReadFile(filepath.Join(root, "BENCHMARKS.md")); err == nil {
@@ -333,4 +323,19 @@ func report() error {
 		}
 	}
 	return os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(b.String()), 0o644)
+}
+
+// writeTable writes the rows measured (their value column named column) and the notes.
+func writeTable(b *strings.Builder, column string) {
+	fmt.Fprintf(b, "| what | %s | budget | ratio |\n|---|---|---|---|\n", column)
+	for _, r := range rows {
+		v := r.value
+		if v == "" {
+			v = fmtDur(r.median)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.what, v, r.budget, r.ratio)
+	}
+	for _, n := range notes {
+		b.WriteString("\n" + n + "\n")
+	}
 }

@@ -318,17 +318,7 @@ func writeScale(n int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n### %s units\n\nMeasured by `go run ./scripts/bench -scale %d` on %s, %s.\n\n", begin, thousands(float64(n)), n,
 		machine(), time.Now().UTC().Format("2006-01-02"))
-	b.WriteString("| what | value | budget | ratio |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		v := r.value
-		if v == "" {
-			v = fmtDur(r.median)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, v, r.budget, r.ratio)
-	}
-	for _, note := range notes {
-		b.WriteString("\n" + note + "\n")
-	}
+	writeTable(&b, "value")
 	b.WriteString(end)
 	text := string(old)
 	if i, j := strings.Index(text, begin), strings.Index(text, end); i >= 0 && j > i {
