@@ -52,6 +52,7 @@ func NewUpdatableAgentConn(endpoints []string, caCert []byte) (*grpc.ClientConn,
 			MinConnectTimeout: 5 * time.Second,
 		}),
 		grpc.WithDefaultCallOptions(grpc.WaitForReady(true), grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.MaxCallSendMsgSize(maxMessageSize)),
+		grpc.WithChainUnaryInterceptor(retryTransient),
 	)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot connect to controller at %v: %w", endpoints, err)
