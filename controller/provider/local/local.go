@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,10 +54,14 @@ type Provider struct {
 	launcher Launcher
 	apiAddr  string
 	caCert   string
-	// mu serialises address allocation between the models' provisioners; used maps the
-	// addresses taken to their instances (nil until first needed).
-	mu   sync.Mutex
-	used map[string]string
+	// mu serialises address allocation between the models' provisioners. used maps the
+	// addresses taken (as numbers below 127.0.0.0/8) to their instances and byInstance the
+	// other way; both are nil until first needed. Every address below free is taken, so an
+	// allocation starts there and costs nothing in proportion to the instances (issue 16).
+	mu         sync.Mutex
+	used       map[int]string
+	byInstance map[string]int
+	free       int
 	// uids gives machines uids of their own (uid.go); nil when this process cannot (not root).
 	uids *uidAllocator
 }
@@ -267,34 +272,47 @@ func (p *Provider) address(id string) (string, error) {
 		if err != nil && !os.IsNotExist(err) {
 			return "", fmt.Errorf("listing instances: %w", err)
 		}
-		p.used = map[string]string{}
+		p.used, p.byInstance, p.free = map[int]string{}, map[string]int{}, firstAddress
 		for _, e := range entries {
 			if conf, err := agent.ReadConf(filepath.Join(p.dir, e.Name())); err == nil && conf.Address != "" {
-				p.used[conf.Address] = e.Name()
+				if n, ok := addressNumber(conf.Address); ok {
+					p.used[n], p.byInstance[e.Name()] = e.Name(), n
+				}
 			}
 		}
 	}
-	for n := 1 << 16; n < 1<<24; n++ {
+	for n := p.free; n < 1<<24; n++ {
 		if last := n & 0xff; last == 0 || last == 0xff {
 			continue
 		}
-		addr := fmt.Sprintf("127.%d.%d.%d", n>>16, (n>>8)&0xff, n&0xff)
-		if _, taken := p.used[addr]; !taken {
-			p.used[addr] = id
-			return addr, nil
+		if _, taken := p.used[n]; !taken {
+			p.used[n], p.byInstance[id], p.free = id, n, n+1
+			return fmt.Sprintf("127.%d.%d.%d", n>>16, (n>>8)&0xff, n&0xff), nil
 		}
 	}
 	return "", fmt.Errorf("no loopback address left for instance %s", id)
+}
+
+// firstAddress is 127.1.0.0: 127.0.0.0/16 is left to the controller and the host.
+const firstAddress = 1 << 16
+
+// addressNumber is the inverse of the formatting in address: 127.a.b.c → a<<16 | b<<8 | c.
+func addressNumber(addr string) (int, bool) {
+	ip := net.ParseIP(addr).To4()
+	if ip == nil || ip[0] != 127 {
+		return 0, false
+	}
+	return int(ip[1])<<16 | int(ip[2])<<8 | int(ip[3]), true
 }
 
 // releaseAddress frees the address of a removed instance.
 func (p *Provider) releaseAddress(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for addr, owner := range p.used {
-		if owner == id {
-			delete(p.used, addr)
-		}
+	if n, ok := p.byInstance[id]; ok {
+		delete(p.used, n)
+		delete(p.byInstance, id)
+		p.free = min(p.free, n)
 	}
 }
 
