@@ -142,8 +142,9 @@ func (a *unitAgent) run(ctx context.Context) error {
 	// One stream for the unit's world and its task queue, told apart by the events' kind.
 	changed, tasksChanged, done, err := watchSplit(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
 		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID},
-		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID},
-		&pb.WatchTarget{Kind: state.KindApplication, Id: app},
+		// Its own status writes (before and after each hook) would each cost a read of its world.
+		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID, IgnoreStatus: true},
+		&pb.WatchTarget{Kind: state.KindApplication, Id: app, IgnoreStatus: true},
 		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
 		&pb.WatchTarget{Kind: state.KindLeadership, Id: app},
 		&pb.WatchTarget{Kind: state.KindLeaderSettings, Id: app},

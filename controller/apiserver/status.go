@@ -299,7 +299,7 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 		if err != nil {
 			return err
 		}
-		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly})
+		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly, IgnoreStatus: t.IgnoreStatus})
 	}
 	events, err := s.hub.Subscribe(ctx, uuid, keys)
 	if err != nil {
@@ -364,7 +364,7 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 // application (whose status may derive from it). Life-only watches do not.
 func presenceWatched(targets []*pb.WatchTarget, c presenceChange) bool {
 	for _, t := range targets {
-		if t.LifeOnly {
+		if t.LifeOnly || t.IgnoreStatus {
 			continue
 		}
 		switch t.Kind {

@@ -66,11 +66,11 @@ type Subscription struct {
 	keys []WatchKey
 
 	// Under the model's lock.
-	pos  []int // pos[i] is where keys[i]'s entry is in the model's index
-	done bool
-	stop func() bool // releases the context.AfterFunc that ends the subscription
-	seq  uint64      // the last event matched
-	want bool        // whether a key matching that event wants every change (not LifeOnly)
+	pos    []int // pos[i] is where keys[i]'s entry is in the model's index
+	done   bool
+	stop   func() bool // releases the context.AfterFunc that ends the subscription
+	seq    uint64      // the last event matched
+	filter filter      // the least filtered of its keys that match that event
 
 	mu     sync.Mutex
 	queue  []Event
@@ -316,12 +316,10 @@ func (h *Hub) dispatch(m *modelHub, prefix string, ev *clientv3.Event) {
 		for _, e := range entries {
 			sub := e.sub
 			if sub.seq != m.seq {
-				sub.seq, sub.want = m.seq, false
+				sub.seq, sub.filter = m.seq, filterLife
 				matched = append(matched, sub)
 			}
-			if !sub.keys[e.key].LifeOnly {
-				sub.want = true
-			}
+			sub.filter = min(sub.filter, sub.keys[e.key].filter())
 		}
 	}
 	if !strings.HasSuffix(key, "/") {
@@ -338,17 +336,13 @@ func (h *Hub) dispatch(m *modelHub, prefix string, ev *clientv3.Event) {
 	h.attempts.Add(int64(attempts))
 
 	out := Event{Kind: kind, ID: id, Removed: ev.Type == clientv3.EventTypeDelete, Revision: ev.Kv.ModRevision}
-	lifeSame, decoded := false, false
+	var same sameness
 	for _, sub := range matched {
 		// A subscriber whose every matching key is LifeOnly hears of creations, removals and
-		// life changes only.
-		if !sub.want && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil {
-			if !decoded {
-				lifeSame, decoded = lifeOf(kind, ev.PrevKv.Value) == lifeOf(kind, ev.Kv.Value), true
-			}
-			if lifeSame {
-				continue
-			}
+		// life changes only; one whose keys ignore statuses, of everything but those.
+		if sub.filter != filterNone && ev.Type == clientv3.EventTypePut && ev.PrevKv != nil &&
+			same.of(kind, ev.PrevKv.Value, ev.Kv.Value, sub.filter) {
+			continue
 		}
 		if !sub.push(out) {
 			m.drop(sub) // too far behind: it re-watches and re-reads

@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
 )
 
@@ -231,5 +232,53 @@ func BenchmarkHubFanOut(b *testing.B) {
 				b.ReportMetric(perSub, "B/idle-sub")
 			}
 		})
+	}
+}
+
+// A unit agent's own status writes (before and after each hook) do not wake it: a key with
+// IgnoreStatus hears of every other change of the unit, and a plain key of every change.
+func TestHubIgnoreStatusSkipsStatusOnlyChanges(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	uuid := newModel(t, "")
+	deploy(t, uuid, "wp", "name: wp\nsummary: s\ndescription: d\n", "")
+	units, err := st.AddUnits(ctx, uuid, "wp", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := units[0]
+	key, err := state.KeyPrefix(uuid, state.KindUnit, unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := st.NewHub(ctx)
+	ignoring, err := hub.Subscribe(ctx, uuid, []state.WatchKey{{Key: key, IgnoreStatus: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := hub.Subscribe(ctx, uuid, []state.WatchKey{{Key: key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetUnitStatus(ctx, uuid, unit, state.UnitStatus{
+		Agent:         &storepb.Status{Status: "executing", Message: "running install hook"},
+		Workload:      &storepb.Status{Status: "maintenance", Message: "installing charm software"},
+		PublicAddress: "127.1.0.9",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	statusOnly, ok := firstEvent(plain)
+	if !ok || statusOnly.ID != unit {
+		t.Fatalf("a plain watch of the unit missed its status change: %+v", statusOnly)
+	}
+	if _, err := st.SetUnitPorts(ctx, uuid, unit, []string{"80/tcp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := firstEvent(ignoring)
+	if !ok || ev.ID != unit {
+		t.Fatalf("the watch ignoring statuses missed the ports' change: %+v", ev)
+	}
+	if ev.Revision <= statusOnly.Revision {
+		t.Errorf("the watch ignoring statuses heard of the status change (revision %d)", ev.Revision)
 	}
 }

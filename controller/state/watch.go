@@ -25,6 +25,81 @@ type WatchKey struct {
 	// application or the model's relations must not wake for every status or leader change,
 	// or a 1,000-unit removal costs a million re-reads.
 	LifeOnly bool
+	// IgnoreStatus does not report changes of statuses alone (a unit's agent and workload
+	// status and its address, an application's status): an agent does not wake for its own
+	// status writes, which would cost it a re-read of its world after each (issue 16).
+	IgnoreStatus bool
+}
+
+// filter is how much of a key's changes a subscriber hears of, from every change to life
+// changes only.
+type filter uint8
+
+const (
+	filterNone filter = iota
+	filterStatus
+	filterLife
+)
+
+func (k WatchKey) filter() filter {
+	switch {
+	case k.LifeOnly:
+		return filterLife
+	case k.IgnoreStatus:
+		return filterStatus
+	}
+	return filterNone
+}
+
+// sameness compares an event's document before and after, decoding each at most once for
+// all of the event's subscribers.
+type sameness struct {
+	lifeDone, lifeSame     bool
+	statusDone, statusSame bool
+}
+
+// of reports whether the change is nothing the filter lets through.
+func (s *sameness) of(kind string, before, after []byte, f filter) bool {
+	switch f {
+	case filterLife:
+		if !s.lifeDone {
+			s.lifeSame, s.lifeDone = lifeOf(kind, before) == lifeOf(kind, after), true
+		}
+		return s.lifeSame
+	case filterStatus:
+		if !s.statusDone {
+			s.statusSame, s.statusDone = sameSansStatus(kind, before, after), true
+		}
+		return s.statusSame
+	}
+	return false
+}
+
+// sameSansStatus reports whether two versions of a unit or application document differ in
+// their statuses only. Other kinds have no statuses to ignore: they always differ.
+func sameSansStatus(kind string, before, after []byte) bool {
+	var a, b proto.Message
+	switch kind {
+	case KindUnit:
+		ua, ub := &storepb.Unit{}, &storepb.Unit{}
+		if proto.Unmarshal(before, ua) != nil || proto.Unmarshal(after, ub) != nil {
+			return false
+		}
+		for _, u := range []*storepb.Unit{ua, ub} {
+			u.AgentStatus, u.WorkloadStatus, u.PublicAddress = nil, nil, ""
+		}
+		a, b = ua, ub
+	case KindApplication:
+		aa, ab := &storepb.Application{}, &storepb.Application{}
+		if proto.Unmarshal(before, aa) != nil || proto.Unmarshal(after, ab) != nil {
+			return false
+		}
+		aa.Status, ab.Status = nil, nil
+		a, b = aa, ab
+	default:
+		return false
+	}
+	return proto.Equal(a, b)
 }
 
 // lifeOf decodes the life of a document of the given kind ("" for kinds without one).
