@@ -41,7 +41,7 @@ func newMachineAgent(r *Runner, dir string, conf Conf, c *client.Client) *machin
 func (a *machineAgent) run(ctx context.Context) error {
 	// The machine's ssh server (juju ssh) runs beside the agent, under the machine's directory,
 	// so that stopping the machine's agents (StopTree) stops it too.
-	a.d.runner.start(filepath.Join(a.dir, sshdDirName), newSSHServer(a.dir, a.conf, a.c).run)
+	a.d.runner.start(filepath.Join(a.dir, sshdDirName), newSSHServer(a.dir, a.conf, machineSSHAPI{Client: a.c, feeds: a.d.runner.keys}).run)
 	log, err := openAgentLog(filepath.Join(a.dir, machineLogFile), a.conf.Tag, a.conf.Model, a.c)
 	if err != nil {
 		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
@@ -62,7 +62,7 @@ func (a *machineAgent) run(ctx context.Context) error {
 	// queue comes on the same stream, told apart by kind: one stream, one goroutine.
 	// The machine's own changes apart from its units': a unit's passing (dying, dead, removed:
 	// three events each) needs no read of the machine.
-	chans, done, err := watchGroups(ctx, a.c, a.conf.Model, 3, func(kind string) int {
+	chans, done, err := a.d.runner.watcher(a.c).groups(ctx, a.conf.Model, 3, func(kind string) int {
 		switch kind {
 		case state.KindTasks:
 			return 2

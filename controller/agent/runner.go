@@ -32,6 +32,10 @@ type Runner struct {
 	leases *leaseKeeper
 	// work bounds how many agents work at once (workslots.go).
 	work workSlots
+	// watches carries every agent's watches on one stream (watchmux.go); keys, the models'
+	// authorized keys for the machines' ssh servers, one stream per model (keysfeed.go).
+	watches *watchMux
+	keys    *keysFeeds
 	// tools answers the hook tools of every unit of the runner (started with the first unit):
 	// one listener for the process, not one per unit (issue 16).
 	toolsMu sync.Mutex
@@ -77,7 +81,8 @@ func NewRunner(ctx context.Context, conn *grpc.ClientConn, log *slog.Logger, cfg
 	if cfg.FDReserve == 0 {
 		cfg.FDReserve = fdlimit.DefaultReserve
 	}
-	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, leases: newLeaseKeeper(), fdReserve: cfg.FDReserve, work: newWorkSlots(maxBusyAgents)}
+	r := &Runner{cfg: cfg, ctx: ctx, conn: conn, log: log, leases: newLeaseKeeper(), fdReserve: cfg.FDReserve, work: newWorkSlots(maxBusyAgents),
+		watches: newWatchMux(ctx), keys: newKeysFeeds(ctx)}
 	r.wg.Go(func() { r.leases.run(ctx) })
 	return r
 }

@@ -174,6 +174,8 @@ var permissionTable = []permRow{
 	{"StatusService/Watch", watchOf(state.KindModel, func(t permTarget) string { return t.model }), []string{roleUnit, rolePeer, roleOtherApp}},
 	{"StatusService/Watch", watchOf(state.KindModel, fixed("")), nil}, // every key of the model
 	{"StatusService/Watch", watchOf(state.KindCharm, func(t permTarget) string { return t.charm }), nil},
+	// A stream any agent may open: each watch on it is checked as its own agent's (watchmany_test.go).
+	{"StatusService/WatchMany", func(permTarget) proto.Message { return &pb.WatchManyRequest{} }, allRoles},
 
 	{"LogService/WriteLogs", func(t permTarget) proto.Message {
 		return &pb.WriteLogsRequest{Model: t.model, Records: []*pb.LogRecord{{Entity: "unit-wordpress-0", Message: "m"}}}

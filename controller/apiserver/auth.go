@@ -216,6 +216,7 @@ func (a *authenticator) forgetRemoved(ctx context.Context) {
 // among them: agents reach their own tasks through AgentService).
 func agentAllowed(fullMethod string) bool {
 	return strings.HasPrefix(fullMethod, "/juju.v1.AgentService/") || fullMethod == "/juju.v1.StatusService/Watch" ||
+		fullMethod == "/juju.v1.StatusService/WatchMany" ||
 		fullMethod == "/juju.v1.LogService/WriteLogs" || strings.HasPrefix(fullMethod, "/juju.v1.SSHAgentService/")
 }
 

@@ -139,6 +139,7 @@ var degradedMethods = map[string]whenDegraded{
 
 	pb.StatusService_FullStatus_FullMethodName: serve,
 	pb.StatusService_Watch_FullMethodName:      serve,
+	pb.StatusService_WatchMany_FullMethodName:  serve,
 }
 
 type degradedKey struct{}

@@ -106,7 +106,7 @@ func New(cfg Config) *grpc.Server {
 	pb.RegisterControllerServiceServer(srv, &controllerServer{service: b})
 	pb.RegisterApplicationServiceServer(srv, &applicationServer{service: b})
 	pb.RegisterMachineServiceServer(srv, &machineServer{service: b})
-	pb.RegisterStatusServiceServer(srv, &statusServer{service: b})
+	pb.RegisterStatusServiceServer(srv, &statusServer{service: b, auth: auth})
 	pb.RegisterAgentServiceServer(srv, &agentServer{service: b})
 	pb.RegisterLogServiceServer(srv, &logServer{service: b})
 	pb.RegisterCompletionServiceServer(srv, &completionServer{service: b})

@@ -21,6 +21,8 @@ import (
 type statusServer struct {
 	pb.UnimplementedStatusServiceServer
 	*service
+	// auth checks the credentials of each watch added to a WatchMany stream.
+	auth *authenticator
 }
 
 func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest) (*pb.FullStatusResponse, error) {
@@ -274,32 +276,9 @@ func appendUnique(list []string, v string) []string {
 func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_WatchServer) error {
 	ctx := stream.Context()
 	e := entityFrom(ctx)
-	var uuid string
-	if e.IsAdmin() {
-		m, err := s.model(ctx, req.Model)
-		if err != nil {
-			return err
-		}
-		uuid = m.Uuid
-	} else {
-		if req.Model != e.Model {
-			return errDenied
-		}
-		uuid = e.Model
-	}
-	if len(req.Targets) == 0 {
-		return apierr.Errorf(apierr.NotValid, "nothing to watch")
-	}
-	var keys []state.WatchKey
-	for _, t := range req.Targets {
-		if !s.mayWatch(ctx, e, uuid, t) {
-			return errDenied
-		}
-		p, err := state.KeyPrefix(uuid, t.Kind, t.Id)
-		if err != nil {
-			return err
-		}
-		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly, IgnoreStatus: t.IgnoreStatus})
+	uuid, keys, err := s.watchKeys(ctx, e, req)
+	if err != nil {
+		return err
 	}
 	events, err := s.hub.Subscribe(ctx, uuid, keys)
 	if err != nil {
@@ -357,6 +336,38 @@ func (s *statusServer) Watch(req *pb.WatchRequest, stream pb.StatusService_Watch
 			}
 		}
 	}
+}
+
+// watchKeys checks e's watch req (Watch's, or one of WatchMany's) and returns its model's UUID
+// and the hub keys it watches: an agent watches in its own model only, and only what mayWatch
+// lets it.
+func (s *statusServer) watchKeys(ctx context.Context, e Entity, req *pb.WatchRequest) (uuid string, keys []state.WatchKey, err error) {
+	if e.IsAdmin() {
+		m, err := s.model(ctx, req.Model)
+		if err != nil {
+			return "", nil, err
+		}
+		uuid = m.Uuid
+	} else {
+		if req.Model != e.Model {
+			return "", nil, errDenied
+		}
+		uuid = e.Model
+	}
+	if len(req.Targets) == 0 {
+		return "", nil, apierr.Errorf(apierr.NotValid, "nothing to watch")
+	}
+	for _, t := range req.Targets {
+		if !s.mayWatch(ctx, e, uuid, t) {
+			return "", nil, errDenied
+		}
+		p, err := state.KeyPrefix(uuid, t.Kind, t.Id)
+		if err != nil {
+			return "", nil, err
+		}
+		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly, IgnoreStatus: t.IgnoreStatus})
+	}
+	return uuid, keys, nil
 }
 
 // presenceWatched reports whether a watch of targets shows the presence change c (the zero

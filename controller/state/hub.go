@@ -76,6 +76,9 @@ type Subscription struct {
 	queue  []Event
 	ended  bool
 	notify chan struct{} // a token when events are pending; closed when the subscription ends
+	// ready, when set (SubscribeFunc), replaces notify: called under mu when the queue stops
+	// being empty and when the subscription ends.
+	ready func()
 }
 
 // NewHub returns a hub whose watches stop when ctx ends.
@@ -87,7 +90,21 @@ func (s *State) NewHub(ctx context.Context) *Hub {
 // The subscription ends when ctx ends, when the model's watch fails, or when the subscriber
 // falls too far behind; the subscriber then watches again and re-reads.
 func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (*Subscription, error) {
-	sub := &Subscription{keys: keys, pos: make([]int, len(keys)), notify: make(chan struct{}, 1)}
+	return h.subscribe(ctx, uuid, &Subscription{keys: keys, notify: make(chan struct{}, 1)})
+}
+
+// SubscribeFunc is Subscribe for a subscriber that serves many subscriptions from one
+// goroutine (WatchMany: an agent host's thousands of watches on one stream): instead of a
+// channel to wait on, ready is called when the subscription has events pending (once until
+// Take empties its queue) and when it ends; Take then drains it as usual. ready is called
+// with the hub's locks held: it must not block nor call the hub (a non-blocking send, a small
+// lock of its own). Ready and Events are not for these subscriptions.
+func (h *Hub) SubscribeFunc(ctx context.Context, uuid string, keys []WatchKey, ready func()) (*Subscription, error) {
+	return h.subscribe(ctx, uuid, &Subscription{keys: keys, ready: ready})
+}
+
+func (h *Hub) subscribe(ctx context.Context, uuid string, sub *Subscription) (*Subscription, error) {
+	sub.pos = make([]int, len(sub.keys))
 	for {
 		if err := h.ctx.Err(); err != nil {
 			return nil, apierr.Errorf(apierr.Unavailable, "cannot watch model %s: the controller is stopping", uuid)
@@ -151,7 +168,8 @@ func (h *Hub) forget(m *modelHub) {
 }
 
 // Ready receives when events are pending, and at once for ever once the subscription ended.
-// It may also receive when nothing is pending: Take then returns no events.
+// It may also receive when nothing is pending: Take then returns no events. Subscribe's
+// subscriptions only (SubscribeFunc's have no channel).
 func (s *Subscription) Ready() <-chan struct{} { return s.notify }
 
 // Take removes and returns the pending events; ok is false once the subscription has ended
@@ -192,6 +210,13 @@ func (s *Subscription) push(ev Event) bool {
 		return false
 	}
 	s.queue = append(s.queue, ev)
+	if s.ready != nil {
+		// Once per filling: until Take empties the queue, the subscriber knows already.
+		if len(s.queue) == 1 {
+			s.ready()
+		}
+		return true
+	}
 	select {
 	case s.notify <- struct{}{}:
 	default: // a token is already there
@@ -202,10 +227,15 @@ func (s *Subscription) push(ev Event) bool {
 func (s *Subscription) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ended {
-		s.ended = true
-		close(s.notify)
+	if s.ended {
+		return
 	}
+	s.ended = true
+	if s.ready != nil {
+		s.ready()
+		return
+	}
+	close(s.notify)
 }
 
 // add indexes sub's keys; m.mu is held.

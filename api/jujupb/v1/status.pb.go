@@ -1201,6 +1201,160 @@ func (x *WatchEvent) GetRevision() int64 {
 	return 0
 }
 
+// WatchManyRequest adds a watch (watch set) or ends one (watch unset) of the stream. Ids are
+// the client's, unique on its stream.
+type WatchManyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The watch to add, as Watch takes it; unset: end watch id (nothing is answered).
+	Watch *WatchRequest `protobuf:"bytes,2,opt,name=watch,proto3" json:"watch,omitempty"`
+	// The watching agent's credentials ("machine-3" or "unit-mysql-0", its password); the
+	// watch's model is its model.
+	Tag           string `protobuf:"bytes,3,opt,name=tag,proto3" json:"tag,omitempty"`
+	Password      string `protobuf:"bytes,4,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchManyRequest) Reset() {
+	*x = WatchManyRequest{}
+	mi := &file_status_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchManyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchManyRequest) ProtoMessage() {}
+
+func (x *WatchManyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_status_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchManyRequest.ProtoReflect.Descriptor instead.
+func (*WatchManyRequest) Descriptor() ([]byte, []int) {
+	return file_status_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *WatchManyRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *WatchManyRequest) GetWatch() *WatchRequest {
+	if x != nil {
+		return x.Watch
+	}
+	return nil
+}
+
+func (x *WatchManyRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *WatchManyRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// WatchManyEvent is news of one watch of the stream: first established (every later change
+// reaches it, as a Watch's header says), then its events, or its end.
+type WatchManyEvent struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Id          int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Established bool                   `protobuf:"varint,2,opt,name=established,proto3" json:"established,omitempty"`
+	Events      []*WatchEvent          `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	// The watch ended (refused, too far behind, the model's watch failed), and its id is free
+	// again. error says why: a google.rpc.Status, encoded (the code and the api error's reason
+	// go with it, as a call's error would bring them).
+	Ended         bool   `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
+	Error         []byte `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchManyEvent) Reset() {
+	*x = WatchManyEvent{}
+	mi := &file_status_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchManyEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchManyEvent) ProtoMessage() {}
+
+func (x *WatchManyEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_status_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchManyEvent.ProtoReflect.Descriptor instead.
+func (*WatchManyEvent) Descriptor() ([]byte, []int) {
+	return file_status_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *WatchManyEvent) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *WatchManyEvent) GetEstablished() bool {
+	if x != nil {
+		return x.Established
+	}
+	return false
+}
+
+func (x *WatchManyEvent) GetEvents() []*WatchEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *WatchManyEvent) GetEnded() bool {
+	if x != nil {
+		return x.Ended
+	}
+	return false
+}
+
+func (x *WatchManyEvent) GetError() []byte {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_status_proto protoreflect.FileDescriptor
 
 const file_status_proto_rawDesc = "" +
@@ -1327,11 +1481,23 @@ const file_status_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x18\n" +
 	"\aremoved\x18\x03 \x01(\bR\aremoved\x12\x1a\n" +
-	"\brevision\x18\x04 \x01(\x03R\brevision2\x8d\x01\n" +
+	"\brevision\x18\x04 \x01(\x03R\brevision\"}\n" +
+	"\x10WatchManyRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12+\n" +
+	"\x05watch\x18\x02 \x01(\v2\x15.juju.v1.WatchRequestR\x05watch\x12\x10\n" +
+	"\x03tag\x18\x03 \x01(\tR\x03tag\x12\x1a\n" +
+	"\bpassword\x18\x04 \x01(\tR\bpassword\"\x9b\x01\n" +
+	"\x0eWatchManyEvent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12 \n" +
+	"\vestablished\x18\x02 \x01(\bR\vestablished\x12+\n" +
+	"\x06events\x18\x03 \x03(\v2\x13.juju.v1.WatchEventR\x06events\x12\x14\n" +
+	"\x05ended\x18\x04 \x01(\bR\x05ended\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\fR\x05error2\xd2\x01\n" +
 	"\rStatusService\x12E\n" +
 	"\n" +
 	"FullStatus\x12\x1a.juju.v1.FullStatusRequest\x1a\x1b.juju.v1.FullStatusResponse\x125\n" +
-	"\x05Watch\x12\x15.juju.v1.WatchRequest\x1a\x13.juju.v1.WatchEvent0\x01B0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\x05Watch\x12\x15.juju.v1.WatchRequest\x1a\x13.juju.v1.WatchEvent0\x01\x12C\n" +
+	"\tWatchMany\x12\x19.juju.v1.WatchManyRequest\x1a\x17.juju.v1.WatchManyEvent(\x010\x01B0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_status_proto_rawDescOnce sync.Once
@@ -1345,7 +1511,7 @@ func file_status_proto_rawDescGZIP() []byte {
 	return file_status_proto_rawDescData
 }
 
-var file_status_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_status_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_status_proto_goTypes = []any{
 	(*FullStatusRequest)(nil),  // 0: juju.v1.FullStatusRequest
 	(*ModelStatus)(nil),        // 1: juju.v1.ModelStatus
@@ -1359,37 +1525,43 @@ var file_status_proto_goTypes = []any{
 	(*WatchTarget)(nil),        // 9: juju.v1.WatchTarget
 	(*WatchRequest)(nil),       // 10: juju.v1.WatchRequest
 	(*WatchEvent)(nil),         // 11: juju.v1.WatchEvent
-	(*StatusInfo)(nil),         // 12: juju.v1.StatusInfo
-	(*Base)(nil),               // 13: juju.v1.Base
-	(*ExposedEndpoint)(nil),    // 14: juju.v1.ExposedEndpoint
+	(*WatchManyRequest)(nil),   // 12: juju.v1.WatchManyRequest
+	(*WatchManyEvent)(nil),     // 13: juju.v1.WatchManyEvent
+	(*StatusInfo)(nil),         // 14: juju.v1.StatusInfo
+	(*Base)(nil),               // 15: juju.v1.Base
+	(*ExposedEndpoint)(nil),    // 16: juju.v1.ExposedEndpoint
 }
 var file_status_proto_depIdxs = []int32{
-	12, // 0: juju.v1.ModelStatus.status:type_name -> juju.v1.StatusInfo
-	13, // 1: juju.v1.MachineStatus.base:type_name -> juju.v1.Base
-	12, // 2: juju.v1.MachineStatus.agent_status:type_name -> juju.v1.StatusInfo
-	12, // 3: juju.v1.MachineStatus.instance_status:type_name -> juju.v1.StatusInfo
-	12, // 4: juju.v1.UnitStatus.agent_status:type_name -> juju.v1.StatusInfo
-	12, // 5: juju.v1.UnitStatus.workload_status:type_name -> juju.v1.StatusInfo
-	13, // 6: juju.v1.ApplicationStatus.base:type_name -> juju.v1.Base
-	12, // 7: juju.v1.ApplicationStatus.status:type_name -> juju.v1.StatusInfo
+	14, // 0: juju.v1.ModelStatus.status:type_name -> juju.v1.StatusInfo
+	15, // 1: juju.v1.MachineStatus.base:type_name -> juju.v1.Base
+	14, // 2: juju.v1.MachineStatus.agent_status:type_name -> juju.v1.StatusInfo
+	14, // 3: juju.v1.MachineStatus.instance_status:type_name -> juju.v1.StatusInfo
+	14, // 4: juju.v1.UnitStatus.agent_status:type_name -> juju.v1.StatusInfo
+	14, // 5: juju.v1.UnitStatus.workload_status:type_name -> juju.v1.StatusInfo
+	15, // 6: juju.v1.ApplicationStatus.base:type_name -> juju.v1.Base
+	14, // 7: juju.v1.ApplicationStatus.status:type_name -> juju.v1.StatusInfo
 	4,  // 8: juju.v1.ApplicationStatus.relations:type_name -> juju.v1.EndpointRelations
 	3,  // 9: juju.v1.ApplicationStatus.units:type_name -> juju.v1.UnitStatus
-	14, // 10: juju.v1.ApplicationStatus.exposed_endpoints:type_name -> juju.v1.ExposedEndpoint
+	16, // 10: juju.v1.ApplicationStatus.exposed_endpoints:type_name -> juju.v1.ExposedEndpoint
 	6,  // 11: juju.v1.RelationStatus.endpoints:type_name -> juju.v1.RelationEndpoint
 	1,  // 12: juju.v1.FullStatusResponse.model:type_name -> juju.v1.ModelStatus
 	2,  // 13: juju.v1.FullStatusResponse.machines:type_name -> juju.v1.MachineStatus
 	5,  // 14: juju.v1.FullStatusResponse.applications:type_name -> juju.v1.ApplicationStatus
 	7,  // 15: juju.v1.FullStatusResponse.relations:type_name -> juju.v1.RelationStatus
 	9,  // 16: juju.v1.WatchRequest.targets:type_name -> juju.v1.WatchTarget
-	0,  // 17: juju.v1.StatusService.FullStatus:input_type -> juju.v1.FullStatusRequest
-	10, // 18: juju.v1.StatusService.Watch:input_type -> juju.v1.WatchRequest
-	8,  // 19: juju.v1.StatusService.FullStatus:output_type -> juju.v1.FullStatusResponse
-	11, // 20: juju.v1.StatusService.Watch:output_type -> juju.v1.WatchEvent
-	19, // [19:21] is the sub-list for method output_type
-	17, // [17:19] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	10, // 17: juju.v1.WatchManyRequest.watch:type_name -> juju.v1.WatchRequest
+	11, // 18: juju.v1.WatchManyEvent.events:type_name -> juju.v1.WatchEvent
+	0,  // 19: juju.v1.StatusService.FullStatus:input_type -> juju.v1.FullStatusRequest
+	10, // 20: juju.v1.StatusService.Watch:input_type -> juju.v1.WatchRequest
+	12, // 21: juju.v1.StatusService.WatchMany:input_type -> juju.v1.WatchManyRequest
+	8,  // 22: juju.v1.StatusService.FullStatus:output_type -> juju.v1.FullStatusResponse
+	11, // 23: juju.v1.StatusService.Watch:output_type -> juju.v1.WatchEvent
+	13, // 24: juju.v1.StatusService.WatchMany:output_type -> juju.v1.WatchManyEvent
+	22, // [22:25] is the sub-list for method output_type
+	19, // [19:22] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_status_proto_init() }
@@ -1404,7 +1576,7 @@ func file_status_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_status_proto_rawDesc), len(file_status_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	StatusService_FullStatus_FullMethodName = "/juju.v1.StatusService/FullStatus"
 	StatusService_Watch_FullMethodName      = "/juju.v1.StatusService/Watch"
+	StatusService_WatchMany_FullMethodName  = "/juju.v1.StatusService/WatchMany"
 )
 
 // StatusServiceClient is the client API for StatusService service.
@@ -34,6 +35,11 @@ type StatusServiceClient interface {
 	// Watch streams changes to the watched entities until the caller cancels. Agents may watch
 	// only their own entities.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEvent], error)
+	// WatchMany carries many agents' watches on one stream: an agent host's thousands of agents
+	// then cost the controller one stream, not one each (issue 16). The stream is opened with
+	// one agent's credentials; every watch added to it brings its own agent's and is checked
+	// as Watch checks them. Agents only.
+	WatchMany(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[WatchManyRequest, WatchManyEvent], error)
 }
 
 type statusServiceClient struct {
@@ -73,6 +79,19 @@ func (c *statusServiceClient) Watch(ctx context.Context, in *WatchRequest, opts 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type StatusService_WatchClient = grpc.ServerStreamingClient[WatchEvent]
 
+func (c *statusServiceClient) WatchMany(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[WatchManyRequest, WatchManyEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &StatusService_ServiceDesc.Streams[1], StatusService_WatchMany_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchManyRequest, WatchManyEvent]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StatusService_WatchManyClient = grpc.BidiStreamingClient[WatchManyRequest, WatchManyEvent]
+
 // StatusServiceServer is the server API for StatusService service.
 // All implementations must embed UnimplementedStatusServiceServer
 // for forward compatibility.
@@ -84,6 +103,11 @@ type StatusServiceServer interface {
 	// Watch streams changes to the watched entities until the caller cancels. Agents may watch
 	// only their own entities.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error
+	// WatchMany carries many agents' watches on one stream: an agent host's thousands of agents
+	// then cost the controller one stream, not one each (issue 16). The stream is opened with
+	// one agent's credentials; every watch added to it brings its own agent's and is checked
+	// as Watch checks them. Agents only.
+	WatchMany(grpc.BidiStreamingServer[WatchManyRequest, WatchManyEvent]) error
 	mustEmbedUnimplementedStatusServiceServer()
 }
 
@@ -99,6 +123,9 @@ func (UnimplementedStatusServiceServer) FullStatus(context.Context, *FullStatusR
 }
 func (UnimplementedStatusServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error {
 	return status.Errorf(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedStatusServiceServer) WatchMany(grpc.BidiStreamingServer[WatchManyRequest, WatchManyEvent]) error {
+	return status.Errorf(codes.Unimplemented, "method WatchMany not implemented")
 }
 func (UnimplementedStatusServiceServer) mustEmbedUnimplementedStatusServiceServer() {}
 func (UnimplementedStatusServiceServer) testEmbeddedByValue()                       {}
@@ -150,6 +177,13 @@ func _StatusService_Watch_Handler(srv interface{}, stream grpc.ServerStream) err
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type StatusService_WatchServer = grpc.ServerStreamingServer[WatchEvent]
 
+func _StatusService_WatchMany_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(StatusServiceServer).WatchMany(&grpc.GenericServerStream[WatchManyRequest, WatchManyEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type StatusService_WatchManyServer = grpc.BidiStreamingServer[WatchManyRequest, WatchManyEvent]
+
 // StatusService_ServiceDesc is the grpc.ServiceDesc for StatusService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -167,6 +201,12 @@ var StatusService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Watch",
 			Handler:       _StatusService_Watch_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchMany",
+			Handler:       _StatusService_WatchMany_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "status.proto",
