@@ -48,6 +48,7 @@ func run() error {
 	flag.IntVar(&restartUnits, "n", restartUnits, "units of the restart and memory figures")
 	scale := flag.Int("scale", 0, "measure the scale figures at this many units instead (make bench-scale), into their own section of BENCHMARKS.md")
 	scaleBatch := flag.Int("scale-batch", 10_000, "units per add-unit call of the scale figures")
+	scaleFor := flag.Duration("scale-for", 0, "stop growing the scale model after this long (0: until -scale units), then measure what it has")
 	flag.Parse()
 	data, err = os.MkdirTemp("", "juju-bench-")
 	if err != nil {
@@ -67,7 +68,7 @@ func run() error {
 	}()
 
 	if *scale > 0 {
-		if err := measureScale(*scale, *scaleBatch); err != nil {
+		if err := measureScale(*scale, *scaleBatch, *scaleFor); err != nil {
 			return err
 		}
 		return writeScale(*scale)

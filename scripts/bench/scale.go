@@ -150,8 +150,11 @@ func waitAllIdle(model, app string, want int) (scaleProbe, error) {
 }
 
 // measureScale grows one model to n units and measures the figures of issue 16's budgets.
-func measureScale(n, batch int) error {
+// It stops growing early, and measures what it has, when the machine lacks the memory for the
+// next call or after growFor (when not 0).
+func measureScale(n, batch int, growFor time.Duration) error {
 	target := n
+	began := time.Now()
 	if n < 2000 {
 		return fmt.Errorf("-scale %d: at least 2000 units (1,000 are measured at each end)", n)
 	}
@@ -185,6 +188,11 @@ func measureScale(n, batch int) error {
 	// it got, and why, instead).
 	have, stopped := 1000, ""
 	room := func(k int) bool {
+		if growFor > 0 && time.Since(began) > growFor {
+			stopped = fmt.Sprintf("at %s units it stopped growing: the run was given %s to grow (-scale-for)", thousands(float64(have)), growFor)
+			fmt.Fprintln(os.Stderr, "scale: "+stopped)
+			return false
+		}
 		p := probe()
 		need := float64(p.rssKB) / float64(have) * float64(k) * 1.25 // KiB
 		avail := memAvailableKB() - 1<<20                            // a GiB for everything else
@@ -232,6 +240,7 @@ func measureScale(n, batch int) error {
 		deployTime += p5.at.Sub(p4.at)
 	}
 	n = have
+	scaleReached = have
 
 	// Idle: 20 s with nothing to do.
 	time.Sleep(5 * time.Second)
@@ -308,6 +317,10 @@ func scaleBudget(n int, at10k, at100k string) string {
 
 // writeScale puts this run's rows and notes into BENCHMARKS.md as the subsection of n units,
 // replacing the one of an earlier run of the same n and keeping the others.
+// scaleReached is how many units the scale run had when it measured (fewer than asked when it
+// stopped growing early).
+var scaleReached int
+
 func writeScale(n int) error {
 	path := filepath.Join(root, "BENCHMARKS.md")
 	old, err := os.ReadFile(path)
@@ -316,7 +329,11 @@ func writeScale(n int) error {
 	}
 	begin, end := fmt.Sprintf("<!-- scale:%d -->", n), fmt.Sprintf("<!-- /scale:%d -->", n)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n### %s units\n\nMeasured by `go run ./scripts/bench -scale %d` on %s, %s.\n\n", begin, thousands(float64(n)), n,
+	heading := thousands(float64(n)) + " units"
+	if scaleReached > 0 && scaleReached < n {
+		heading += fmt.Sprintf(": not reached (stopped at %s)", thousands(float64(scaleReached)))
+	}
+	fmt.Fprintf(&b, "%s\n### %s\n\nMeasured by `go run ./scripts/bench %s` on %s, %s.\n\n", begin, heading, strings.Join(os.Args[1:], " "),
 		machine(), time.Now().UTC().Format("2006-01-02"))
 	writeTable(&b, "value")
 	b.WriteString(end)
