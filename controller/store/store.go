@@ -272,9 +272,10 @@ func startMember(ctx context.Context, dir string, opts EmbeddedOptions, certs bo
 // cluster's majority then sees its own reads and writes fail, rather than being served by
 // the others.
 func newStore(ctx context.Context, e *embed.Etcd, certs bootstrap.EtcdCerts, m memberURLs) (*Store, error) {
-	// A loopback TCP client rather than etcd's in-process one: the in-process client can
-	// deadlock for good when many watches are cancelled at once on its shared stream (etcd
-	// issues #18879, #20716), and agents' watches come and go by the thousand.
+	// A loopback TCP client rather than etcd's in-process one for watches, leases and the
+	// cluster: the in-process client can deadlock for good when many watches are cancelled at
+	// once on its shared stream (etcd issues #18879, #20716), and agents' watches come and go
+	// by the thousand. Reads and writes are function calls (localkv.go).
 	// One TLS handshake per client, then one HTTP/2 connection: no cost per request.
 	s := &Store{etcd: e, certs: certs, name: m.Name, peerURL: m.Peer}
 	tlsCfg, err := clientTLS(s.ClientTLS())
@@ -288,6 +289,8 @@ func newStore(ctx context.Context, e *embed.Etcd, certs bootstrap.EtcdCerts, m m
 	if err != nil {
 		return nil, fmt.Errorf("connecting to embedded etcd: %w", err)
 	}
+	// Reads and writes by function calls (localkv.go); the connection serves the rest.
+	cli.KV = clientv3.NewKVFromKVClient(newLocalKV(e), cli)
 	s.Client = cli
 	return s, nil
 }

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// localKV serves a controller member's reads and writes of its own embedded etcd member by
+// function calls, where they went over a loopback TLS gRPC connection (issue 16: encoding,
+// encryption and HTTP/2 framing on both sides were a sixth of jujud's CPU). Watches, leases
+// and the cluster's calls still use that connection: etcd's in-process watch can deadlock
+// when many watches are cancelled at once (newStore). What the connection's client did for
+// KV calls is done here too: reads marked WithSerializableReads are made serializable, and a
+// call refused because the member has no leader for a moment (an election) is made again,
+// reads on any unavailability, as clientv3 retries them.
+type localKV struct {
+	kvs pb.KVServer
+}
+
+func newLocalKV(e *embed.Etcd) pb.KVClient {
+	return localKV{kvs: v3rpc.NewQuotaKVServer(e.Server)}
+}
+
+func (l localKV) Range(ctx context.Context, in *pb.RangeRequest, _ ...grpc.CallOption) (*pb.RangeResponse, error) {
+	if SerializableReads(ctx) {
+		in = serializable(in).(*pb.RangeRequest)
+	}
+	return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return l.kvs.Range(ctx, in) })
+}
+
+func (l localKV) Put(ctx context.Context, in *pb.PutRequest, _ ...grpc.CallOption) (*pb.PutResponse, error) {
+	return retryLocal(ctx, false, func() (*pb.PutResponse, error) { return l.kvs.Put(ctx, in) })
+}
+
+func (l localKV) DeleteRange(ctx context.Context, in *pb.DeleteRangeRequest, _ ...grpc.CallOption) (*pb.DeleteRangeResponse, error) {
+	return retryLocal(ctx, false, func() (*pb.DeleteRangeResponse, error) { return l.kvs.DeleteRange(ctx, in) })
+}
+
+func (l localKV) Txn(ctx context.Context, in *pb.TxnRequest, _ ...grpc.CallOption) (*pb.TxnResponse, error) {
+	if SerializableReads(ctx) {
+		in = serializable(in).(*pb.TxnRequest)
+	}
+	readOnly := rangesOnly(in.Success) && rangesOnly(in.Failure)
+	return retryLocal(ctx, readOnly, func() (*pb.TxnResponse, error) { return l.kvs.Txn(ctx, in) })
+}
+
+func (l localKV) Compact(ctx context.Context, in *pb.CompactionRequest, _ ...grpc.CallOption) (*pb.CompactionResponse, error) {
+	return l.kvs.Compact(ctx, in)
+}
+
+// retryLocal makes call until it succeeds, fails for good, or ctx ends. Any unavailability is
+// worth another try for a read; a write is tried again only when it was refused for want of
+// a leader, which means it never reached the log (a timed-out write may have).
+func retryLocal[T any](ctx context.Context, read bool, call func() (T, error)) (T, error) {
+	wait := 25 * time.Millisecond
+	for {
+		resp, err := call()
+		if err == nil || ctx.Err() != nil {
+			return resp, err
+		}
+		again := errors.Is(err, rpctypes.ErrGRPCNoLeader) || read && status.Code(err) == codes.Unavailable
+		if !again {
+			return resp, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return resp, err
+		case <-t.C:
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// RangeStream is not used by the controller (clientv3's GetStream).
+func (l localKV) RangeStream(context.Context, *pb.RangeRequest, ...grpc.CallOption) (pb.KV_RangeStreamClient, error) {
+	return nil, status.Error(codes.Unimplemented, "range streams are not served in process")
+}
