@@ -8,7 +8,11 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	etcderrors "go.etcd.io/etcd/server/v3/etcdserver/errors"
+	mvcctxn "go.etcd.io/etcd/server/v3/etcdserver/txn"
+	"go.etcd.io/etcd/server/v3/storage/mvcc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -23,18 +27,71 @@ import (
 // call refused because the member has no leader for a moment (an election) is made again,
 // reads on any unavailability, as clientv3 retries them.
 type localKV struct {
+	srv *etcdserver.EtcdServer
 	kvs pb.KVServer
 }
 
 func newLocalKV(e *embed.Etcd) pb.KVClient {
-	return localKV{kvs: v3rpc.NewQuotaKVServer(e.Server)}
+	return localKV{srv: e.Server, kvs: v3rpc.NewQuotaKVServer(e.Server)}
 }
 
 func (l localKV) Range(ctx context.Context, in *pb.RangeRequest, _ ...grpc.CallOption) (*pb.RangeResponse, error) {
 	if SerializableReads(ctx) {
 		in = serializable(in).(*pb.RangeRequest)
 	}
+	if uncountable(in) {
+		return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return l.rangeUncounted(ctx, in) })
+	}
 	return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return l.kvs.Range(ctx, in) })
+}
+
+// uncountable: a read of at most Limit keys in key order, whose callers look at the keys and
+// More, never at Count (the controller's reads with a limit: is anyone left in a scope, the
+// next page of a drain). etcd counts every key of the range for Count, so that a read of one
+// key of a 100,000-key range visited all of them: every unit leaving a relation's scope did,
+// and a large removal was quadratic (issue 16).
+func uncountable(in *pb.RangeRequest) bool {
+	return in.Limit > 0 && !in.CountOnly && in.Revision == 0 && len(in.RangeEnd) > 0 &&
+		mvcctxn.IsDefaultOrdering(in.SortTarget, in.SortOrder) && !mvcctxn.HasRevisionFilters(in)
+}
+
+// rangeUncounted is the member's Range without the total count (etcd's RangeStream reads its
+// chunks the same way): linearizable unless asked otherwise, More still set.
+func (l localKV) rangeUncounted(ctx context.Context, in *pb.RangeRequest) (*pb.RangeResponse, error) {
+	if !in.Serializable {
+		if err := l.srv.LinearizableReadNotify(ctx); err != nil {
+			return nil, grpcError(err)
+		}
+	}
+	resp, _, err := mvcctxn.Range(ctx, l.srv.Logger(), l.srv.KV(), in, false)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	resp.Count = int64(len(resp.Kvs)) // not the range's: uncounted
+	return resp, nil
+}
+
+// grpcError gives the errors of a read made by function call the form the member's gRPC
+// server gives them, which clientv3 and retryLocal know.
+func grpcError(err error) error {
+	for _, e := range []struct{ server, wire error }{
+		{etcderrors.ErrNoLeader, rpctypes.ErrGRPCNoLeader},
+		{etcderrors.ErrNotLeader, rpctypes.ErrGRPCNotLeader},
+		{etcderrors.ErrLeaderChanged, rpctypes.ErrGRPCLeaderChanged},
+		{etcderrors.ErrStopped, rpctypes.ErrGRPCStopped},
+		{etcderrors.ErrCanceled, rpctypes.ErrGRPCCanceled},
+		{etcderrors.ErrTimeout, rpctypes.ErrGRPCTimeout},
+		{etcderrors.ErrTimeoutDueToLeaderFail, rpctypes.ErrGRPCTimeoutDueToLeaderFail},
+		{etcderrors.ErrTimeoutDueToConnectionLost, rpctypes.ErrGRPCTimeoutDueToConnectionLost},
+		{etcderrors.ErrTimeoutWaitAppliedIndex, rpctypes.ErrGRPCTimeoutWaitAppliedIndex},
+		{mvcc.ErrCompacted, rpctypes.ErrGRPCCompacted},
+		{mvcc.ErrFutureRev, rpctypes.ErrGRPCFutureRev},
+	} {
+		if errors.Is(err, e.server) {
+			return e.wire
+		}
+	}
+	return err // context errors, as the gRPC server passes them
 }
 
 func (l localKV) Put(ctx context.Context, in *pb.PutRequest, _ ...grpc.CallOption) (*pb.PutResponse, error) {

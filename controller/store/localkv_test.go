@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // A read refused for any unavailability (an election, a leader changing) is made again, as
@@ -54,5 +55,52 @@ func TestLocalKVRetriesAsTheClientWould(t *testing.T) {
 	call, _ := failing(rpctypes.ErrGRPCNoLeader, 1<<30)
 	if _, err := retryLocal(short, true, call); !errors.Is(err, rpctypes.ErrGRPCNoLeader) {
 		t.Errorf("retries past the deadline ended with %v", err)
+	}
+}
+
+// A read with a limit answers its keys in order and More, linearizable or serializable, as
+// etcd's gRPC server does, without counting the range (localKV.rangeUncounted).
+func TestLocalKVLimitedReads(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := StartEmbedded(ctx, t.TempDir(), EmbeddedOptions{NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, k := range []string{"/p/a", "/p/b", "/p/c", "/q/a"} {
+		if _, err := s.Client.Put(ctx, k, "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put, err := s.Client.Put(ctx, "/p/d", "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []context.Context{ctx, WithSerializableReads(ctx)} {
+		resp, err := s.Client.Get(c, "/p/", clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Kvs) != 2 || string(resp.Kvs[0].Key) != "/p/a" || string(resp.Kvs[1].Key) != "/p/b" || !resp.More ||
+			resp.Kvs[0].Value != nil || resp.Header.Revision != put.Header.Revision {
+			t.Errorf("limited read: %v more=%v rev=%d (want /p/a, /p/b, more, at %d)", resp.Kvs, resp.More, resp.Header.Revision, put.Header.Revision)
+		}
+		last, err := s.Client.Get(c, "/p/c", clientv3.WithRange("/p/e"), clientv3.WithLimit(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(last.Kvs) != 2 || last.More || string(last.Kvs[1].Value) != "v" {
+			t.Errorf("the last page: %v more=%v", last.Kvs, last.More)
+		}
+		none, err := s.Client.Get(c, "/r/", clientv3.WithPrefix(), clientv3.WithLimit(1))
+		if err != nil || len(none.Kvs) != 0 || none.More {
+			t.Errorf("an empty range: %v %v", none, err)
+		}
+	}
+	// A counted read is still counted.
+	count, err := s.Client.Get(ctx, "/p/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || count.Count != 4 {
+		t.Errorf("count of /p/: %v %v", count, err)
 	}
 }
