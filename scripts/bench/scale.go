@@ -85,7 +85,8 @@ func (p scaleProbe) cores(since scaleProbe) float64 {
 func settle(limit time.Duration, done func() (bool, error)) (scaleProbe, error) {
 	// Quiet is below 0.3 cores: an idle controller of 100,000 units may use 0.2 (its budget).
 	// A controller that never gets that quiet is asked anyway every 30 s.
-	const quietFor, quiet, askAnyway = 3 * time.Second, 0.3, 30 * time.Second
+	const quietFor, quiet, askAnyway, failFor = 3 * time.Second, 0.3, 30 * time.Second, 2 * time.Minute
+	var failingSince time.Time
 	window := []scaleProbe{probe()}
 	lastBusy, lastAsked := time.Now(), time.Now()
 	for {
@@ -106,8 +107,18 @@ func settle(limit time.Duration, done func() (bool, error)) (scaleProbe, error) 
 		ok, err := done()
 		lastAsked = time.Now()
 		if err != nil {
-			return start, err
+			// A controller restarting (or too busy to answer one call) is not the end of the
+			// run: only an error that lasts is.
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			if time.Since(failingSince) > failFor {
+				return start, err
+			}
+			fmt.Fprintf(os.Stderr, "scale: asking again after %v\n", err)
+			continue
 		}
+		failingSince = time.Time{}
 		if ok {
 			return start, nil
 		}
