@@ -451,6 +451,16 @@ func (c *Client) mapErr(err error) error {
 	return apierr.FromStatus(err)
 }
 
+// streamErr maps the error that ended a stream's Recv: context.Canceled as it is (the
+// caller's Close or context), anything else as mapErr does.
+func (c *Client) streamErr(err error) error {
+	err = c.mapErr(err)
+	if errors.Is(err, context.Canceled) {
+		return context.Canceled
+	}
+	return err
+}
+
 // model returns m, or the client's own model when m is empty.
 func (c *Client) model(m string) string {
 	if m == "" {

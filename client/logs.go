@@ -63,11 +63,7 @@ func (s *LogStream) Next() (*jujupb.LogRecord, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
 		}
-		err = s.c.mapErr(err)
-		if errors.Is(err, context.Canceled) {
-			return nil, context.Canceled
-		}
-		return nil, err
+		return nil, s.c.streamErr(err)
 	}
 	return r, nil
 }

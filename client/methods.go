@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 
 	"google.golang.org/grpc"
 
@@ -175,11 +174,7 @@ func (c *Client) Watch(ctx context.Context, req *jujupb.WatchRequest) (*Watcher,
 func (w *Watcher) Next() (*jujupb.WatchEvent, error) {
 	ev, err := w.stream.Recv()
 	if err != nil {
-		err = w.c.mapErr(err)
-		if errors.Is(err, context.Canceled) {
-			return nil, context.Canceled
-		}
-		return nil, err
+		return nil, w.c.streamErr(err)
 	}
 	return ev, nil
 }

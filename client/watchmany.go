@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -64,11 +63,7 @@ func (w *WatchStream) send(req *jujupb.WatchManyRequest) error {
 func (w *WatchStream) Recv() (*jujupb.WatchManyEvent, error) {
 	ev, err := w.stream.Recv()
 	if err != nil {
-		err = w.c.mapErr(err)
-		if errors.Is(err, context.Canceled) {
-			return nil, context.Canceled
-		}
-		return nil, err
+		return nil, w.c.streamErr(err)
 	}
 	return ev, nil
 }

@@ -62,7 +62,7 @@ func (a *machineAgent) run(ctx context.Context) error {
 	// queue comes on the same stream, told apart by kind: one stream, one goroutine.
 	// The machine's own changes apart from its units': a unit's passing (dying, dead, removed:
 	// three events each) needs no read of the machine.
-	chans, done, err := a.d.runner.watcher(a.c).groups(ctx, a.conf.Model, 3, func(kind string) int {
+	chans, done, err := a.d.runner.watches.watch(ctx, a.c, a.conf.Model, 3, func(kind string) int {
 		switch kind {
 		case state.KindTasks:
 			return 2

@@ -140,7 +140,7 @@ func (a *unitAgent) run(ctx context.Context) error {
 	defer a.lead.stop()
 	app, _ := names.UnitApplication(a.conf.ID)
 	// One stream for the unit's world and its task queue, told apart by the events' kind.
-	changed, tasksChanged, done, err := a.runner.watcher(a.c).split(ctx, a.conf.Model, map[string]bool{state.KindTasks: true},
+	changed, tasksChanged, done, err := a.runner.watches.split(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
 		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID},
 		// Its own status writes (before and after each hook) would each cost a read of its world.
 		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID, IgnoreStatus: true},
@@ -775,7 +775,7 @@ func (a *unitAgent) watchRelations(ctx context.Context) (bool, error) {
 			targets = append(targets, &pb.WatchTarget{Kind: state.KindScope, Id: rid}, &pb.WatchTarget{Kind: state.KindSettings, Id: rid})
 		}
 		wctx, cancel := context.WithCancel(ctx)
-		changed, done, err := a.runner.watcher(a.c).signals(wctx, a.conf.Model, targets...)
+		changed, done, err := a.runner.watches.signals(wctx, a.c, a.conf.Model, targets...)
 		if err != nil {
 			cancel()
 			if gone(err) {
@@ -838,7 +838,7 @@ func (a *unitAgent) tendSubordinates(ctx context.Context, u *pb.AgentUnit) error
 				targets = append(targets, &pb.WatchTarget{Kind: state.KindUnit, Id: sub, LifeOnly: true})
 			}
 			wctx, cancel := context.WithCancel(ctx)
-			changed, done, err := a.runner.watcher(a.c).signals(wctx, a.conf.Model, targets...)
+			changed, done, err := a.runner.watches.signals(wctx, a.c, a.conf.Model, targets...)
 			if err != nil {
 				cancel()
 				return fmt.Errorf("unit %s: watching subordinates: %w", a.conf.ID, err)

@@ -25,7 +25,7 @@ type muxStream struct {
 	watches map[int64]*muxWatch // guarded by the mux's mu; nil once the stream broke
 }
 
-// muxWatch is one agent's watch: its events signal chans by group, as watcher.groups does.
+// muxWatch is one agent's watch: each event signals the channel its kind's group names.
 type muxWatch struct {
 	group       func(kind string) int
 	chans       []chan struct{}

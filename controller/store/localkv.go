@@ -39,10 +39,11 @@ func (l localKV) Range(ctx context.Context, in *pb.RangeRequest, _ ...grpc.CallO
 	if SerializableReads(ctx) {
 		in = serializable(in).(*pb.RangeRequest)
 	}
+	read := l.kvs.Range
 	if uncountable(in) {
-		return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return l.rangeUncounted(ctx, in) })
+		read = l.rangeUncounted
 	}
-	return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return l.kvs.Range(ctx, in) })
+	return retryLocal(ctx, true, func() (*pb.RangeResponse, error) { return read(ctx, in) })
 }
 
 // uncountable: a read of at most Limit keys in key order, whose callers look at the keys and
