@@ -506,9 +506,8 @@ func (a *unitAgent) runTask(ctx context.Context, t *pb.Task, snap *snapshot) err
 	if err != nil {
 		return a.finishTask(ctx, started, taskOutcome{status: taskFailed, message: err.Error()})
 	}
-	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
-		AgentStatus: &pb.StatusInfo{Status: string(status.Executing), Message: "running action " + run.name}}); err != nil {
-		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	if err := a.setStatus(ctx, &pb.SetUnitStatusRequest{AgentStatus: &pb.StatusInfo{Status: string(status.Executing), Message: "running action " + run.name}}, false); err != nil {
+		return err
 	}
 	a.executing = true
 	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("running action %q (task %s)", run.name, run.id))

@@ -35,6 +35,10 @@ type Conf struct {
 	// read nothing of the controller or of other machines. A machine's units inherit them.
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
+	// Charm is, for a unit, the charm its deployer unpacked in its directory: the unit's
+	// record starts with it (readUnitRecord), which spares a deploy a second file to write
+	// and sync per unit.
+	Charm string `json:"charm,omitempty"`
 }
 
 // isolated reports whether the machine's charm code runs as the machine's own uid: the machine

@@ -103,7 +103,7 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		if err := d.c.SetUnitPassword(ctx, d.conf.Model, u.Name, password); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
-		archive, err := d.c.GetCharmArchive(ctx, d.conf.Model, u.CharmUrl)
+		archive, err := d.runner.charms.get(ctx, d.c, d.conf.Model, u.CharmUrl)
 		if err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
@@ -115,14 +115,11 @@ func (d *deployer) deploy(ctx context.Context, u *pb.AgentUnit) error {
 		if err := installCharm(archive, filepath.Join(dir, "charm"), d.conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
 		}
-		if err := recordDeployedCharm(dir, u.CharmUrl); err != nil {
-			return fmt.Errorf("deploying unit %q: %w", u.Name, err)
-		}
 		conf := Conf{
 			Tag: "unit-" + strings.ReplaceAll(u.Name, "/", "-"), Password: password, Model: d.conf.Model,
 			APIAddr: d.conf.APIAddr, CACert: d.conf.CACert, ID: u.Name, Address: d.conf.Address, Zone: d.conf.Zone,
 			// The machine's uid, for its units and their subordinates alike.
-			UID: d.conf.UID, GID: d.conf.GID,
+			UID: d.conf.UID, GID: d.conf.GID, Charm: u.CharmUrl,
 		}
 		if err := WriteConf(dir, conf); err != nil {
 			return fmt.Errorf("deploying unit %q: %w", u.Name, err)

@@ -198,3 +198,68 @@ func TestIdleUnitCost(t *testing.T) {
 		t.Errorf("%.2f goroutines per idle unit and machine", perG)
 	}
 }
+
+// A unit of a charm without hooks is written four times on its way to idle: created, its
+// password (deployed), its peer relation's scope, and its statuses once. The statuses of hooks
+// the charm lacks are queued and written with the pass's idle, not one write before and one
+// after each (issue 16: three status writes per unit were a third of a deploy's transactions).
+// Counted from a watch of the unit's document, which hears of every write.
+func TestHooklessUnitIsWrittenOnceForItsStatuses(t *testing.T) {
+	c := startController(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	up, err := c.UploadCharm(ctx, "default", hooklessCharm(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, &pb.WatchRequest{Model: "default", Targets: []*pb.WatchTarget{{Kind: "unit", Id: "idle/0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := make(chan int, 100)
+	go func() {
+		for {
+			ev, err := w.Next()
+			if err != nil {
+				close(writes)
+				return
+			}
+			if ev.GetKind() == "unit" && ev.GetId() == "idle/0" {
+				writes <- 1
+			}
+		}
+	}()
+	if _, err := c.Deploy(ctx, &pb.DeployRequest{Model: "default", Application: "idle", CharmUrl: up.Url, NumUnits: 1,
+		Base: &pb.Base{Name: "ubuntu", Channel: "22.04"}}); err != nil {
+		t.Fatal(err)
+	}
+	idleUnits(t, c, 1)
+	// Then until the writes stop: nothing more is due.
+	n := 0
+	for quiet := false; !quiet; {
+		select {
+		case k := <-writes:
+			n += k
+		case <-time.After(2 * time.Second):
+			quiet = true
+		}
+	}
+	fs, err := c.FullStatus(ctx, "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u *pb.UnitStatus
+	for _, a := range fs.Applications {
+		for _, unit := range a.Units {
+			if unit.GetName() == "idle/0" {
+				u = unit
+			}
+		}
+	}
+	if u.GetWorkloadStatus().GetStatus() != "unknown" || u.GetAgentStatus().GetStatus() != "idle" || u.GetPublicAddress() == "" {
+		t.Errorf("unit's status: workload %v, agent %v, address %q", u.GetWorkloadStatus(), u.GetAgentStatus(), u.GetPublicAddress())
+	}
+	if n != 4 {
+		t.Errorf("the unit's document was written %d times, want 4 (created, password, scope, statuses)", n)
+	}
+}

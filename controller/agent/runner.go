@@ -36,6 +36,8 @@ type Runner struct {
 	// authorized keys for the machines' ssh servers, one stream per model (keysfeed.go).
 	watches *watchMux
 	keys    *keysFeeds
+	// charms keeps the charm archives its agents fetched (charmcache.go).
+	charms charmArchives
 	// tools answers the hook tools of every unit of the runner (started with the first unit):
 	// one listener for the process, not one per unit (issue 16).
 	toolsMu sync.Mutex

@@ -60,6 +60,10 @@ type unitAgent struct {
 	leader bool
 	// executing: the agent status says a hook runs; idle is due when the pass ends.
 	executing bool
+	// queued: statuses of hooks the charm lacks, written with the pass's next status write
+	// (setStatus): nothing ran, so nothing was seen meanwhile, and a hookless unit's deploy
+	// costs one status write instead of three (issue 16).
+	queued *pb.SetUnitStatusRequest
 	// statusChecked: the first read has corrected an agent status a previous agent left.
 	statusChecked bool
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
@@ -142,9 +146,10 @@ func (a *unitAgent) run(ctx context.Context) error {
 	// One stream for the unit's world and its task queue, told apart by the events' kind.
 	changed, tasksChanged, done, err := a.runner.watches.split(ctx, a.c, a.conf.Model, map[string]bool{state.KindTasks: true},
 		&pb.WatchTarget{Kind: state.KindTasks, Id: a.conf.ID},
-		// Its own status writes (before and after each hook) would each cost a read of its world.
-		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID, IgnoreStatus: true},
-		&pb.WatchTarget{Kind: state.KindApplication, Id: app, IgnoreStatus: true},
+		// Its own status writes (before and after each hook) and scope changes would each cost
+		// a read of its world.
+		&pb.WatchTarget{Kind: state.KindUnit, Id: a.conf.ID, IgnoreOwnWrites: true},
+		&pb.WatchTarget{Kind: state.KindApplication, Id: app, IgnoreOwnWrites: true},
 		&pb.WatchTarget{Kind: state.KindRelation, LifeOnly: true},
 		&pb.WatchTarget{Kind: state.KindLeadership, Id: app},
 		&pb.WatchTarget{Kind: state.KindLeaderSettings, Id: app},
@@ -235,7 +240,7 @@ func (a *unitAgent) watchEnded(ctx context.Context, which string, err error) err
 
 // setup opens the unit's log, reads its local record and starts the hook tools' server.
 func (a *unitAgent) setup(ctx context.Context) error {
-	st, err := readUniterState(a.dir)
+	st, err := readUnitRecord(a.dir, a.conf)
 	if err != nil {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
@@ -550,12 +555,13 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 	case err != nil && !errors.Is(err, errHookMissing):
 		return err
 	}
-	if errors.Is(err, errHookMissing) {
+	missing := errors.Is(err, errHookMissing)
+	if missing {
 		a.remember(func(st *uniterState) { st.commit(h) }) // nothing ran: nothing lost if forgotten
 	} else if err := a.record(func(st *uniterState) { st.commit(h) }); err != nil {
 		return err
 	}
-	return a.afterHook(ctx, h)
+	return a.afterHook(ctx, h, missing)
 }
 
 // beforeHook sets the statuses a hook runs under: the agent executing it, and the workload
@@ -580,8 +586,8 @@ func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
 	if req.AgentStatus == nil {
 		return nil
 	}
-	if err := a.c.SetUnitStatus(ctx, req); err != nil {
-		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	if err := a.setStatus(ctx, req, !has); err != nil {
+		return err
 	}
 	if req.WorkloadStatus != nil {
 		a.setWorkload(req.WorkloadStatus)
@@ -589,9 +595,36 @@ func (a *unitAgent) beforeHook(ctx context.Context, h *hookSpec) error {
 	return nil
 }
 
+// setStatus writes req's statuses together with those queued before it (req's own win), or,
+// when later, queues them for the pass's next write.
+func (a *unitAgent) setStatus(ctx context.Context, req *pb.SetUnitStatusRequest, later bool) error {
+	if q := a.queued; q != nil {
+		if req.AgentStatus == nil {
+			req.AgentStatus = q.AgentStatus
+		}
+		if req.WorkloadStatus == nil {
+			req.WorkloadStatus = q.WorkloadStatus
+		}
+		if req.PublicAddress == "" {
+			req.PublicAddress = q.PublicAddress
+		}
+	}
+	req.Model, req.Id = a.conf.Model, a.conf.ID
+	if later {
+		a.queued = req
+		return nil
+	}
+	if err := a.c.SetUnitStatus(ctx, req); err != nil {
+		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	}
+	a.queued = nil
+	return nil
+}
+
 // afterHook: start leaves the workload "unknown" unless the charm said otherwise; remove ends
-// in "terminated" (juju-cli.md §4).
-func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
+// in "terminated" (juju-cli.md §4). The status of a hook that did not run (missing) is
+// queued, as it is redone if lost; a hook that ran is recorded, so its status is written now.
+func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec, missing bool) error {
 	a.mu.Lock()
 	charmStatus := a.st.CharmStatus
 	a.mu.Unlock()
@@ -604,13 +637,13 @@ func (a *unitAgent) afterHook(ctx context.Context, h *hookSpec) error {
 	default:
 		return nil
 	}
-	req := &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: w}
+	req := &pb.SetUnitStatusRequest{WorkloadStatus: w}
 	if h.Kind == hookRemove && a.executing {
 		// Nothing runs after remove: the pass's idle goes in the same write.
 		req.AgentStatus, a.executing = &pb.StatusInfo{Status: string(status.Idle)}, false
 	}
-	if err := a.c.SetUnitStatus(ctx, req); err != nil {
-		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	if err := a.setStatus(ctx, req, missing); err != nil {
+		return err
 	}
 	a.setWorkload(w)
 	return nil
@@ -668,12 +701,15 @@ func (a *unitAgent) setWorkload(w *pb.StatusInfo) {
 
 // idle ends a pass that ran hooks.
 func (a *unitAgent) idle(ctx context.Context) error {
-	if !a.executing {
+	if !a.executing && a.queued == nil {
 		return nil
 	}
-	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
-		AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
-		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	req := &pb.SetUnitStatusRequest{}
+	if a.executing {
+		req.AgentStatus = &pb.StatusInfo{Status: string(status.Idle)}
+	}
+	if err := a.setStatus(ctx, req, false); err != nil {
+		return err
 	}
 	a.executing = false
 	return nil
@@ -693,9 +729,8 @@ func (a *unitAgent) fail(ctx context.Context, h *hookSpec, failure *hookError) e
 		return err
 	}
 	w := &pb.StatusInfo{Status: string(status.Error), Message: h.failure()}
-	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
-		WorkloadStatus: w, AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
-		return fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	if err := a.setStatus(ctx, &pb.SetUnitStatusRequest{WorkloadStatus: w, AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}, false); err != nil {
+		return err
 	}
 	a.executing = false
 	a.setWorkload(w)
@@ -723,8 +758,8 @@ func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
 	if before.Status == "" {
 		before.Status = string(status.Unknown)
 	}
-	if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID, WorkloadStatus: before}); err != nil {
-		return false, fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+	if err := a.setStatus(ctx, &pb.SetUnitStatusRequest{WorkloadStatus: before}, false); err != nil {
+		return false, err
 	}
 	a.setWorkload(before)
 	if err := a.record(func(st *uniterState) {
@@ -741,7 +776,7 @@ func (a *unitAgent) resolve(ctx context.Context, snap *snapshot) (bool, error) {
 		}
 	}
 	if mode != "retry" {
-		return true, a.afterHook(ctx, h)
+		return true, a.afterHook(ctx, h, false)
 	}
 	if err := a.runHook(ctx, h, snap); errors.Is(err, errHookFailed) {
 		return false, nil

@@ -90,7 +90,7 @@ func (a *unitAgent) upgradeCharm(ctx context.Context, url string, snap *snapshot
 	switch {
 	case current != url:
 		a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("upgrading charm to %q", url))
-		archive, err := a.c.GetCharmArchive(ctx, a.conf.Model, url)
+		archive, err := a.runner.charms.get(ctx, a.c, a.conf.Model, url)
 		if err != nil {
 			return fmt.Errorf("unit %s: downloading charm %q: %w", a.conf.ID, url, err)
 		}
@@ -99,7 +99,7 @@ func (a *unitAgent) upgradeCharm(ctx context.Context, url string, snap *snapshot
 		if inPlace == "" {
 			inPlace = snap.unit.CharmUrl
 		}
-		oldArchive, err := a.c.GetCharmArchive(ctx, a.conf.Model, inPlace)
+		oldArchive, err := a.runner.charms.get(ctx, a.c, a.conf.Model, inPlace)
 		if err != nil {
 			return fmt.Errorf("unit %s: downloading charm %q: %w", a.conf.ID, inPlace, err)
 		}
@@ -142,15 +142,15 @@ func (a *unitAgent) upgradeCharm(ctx context.Context, url string, snap *snapshot
 	return nil
 }
 
-// recordDeployedCharm starts a new unit's record with the charm its deployer unpacked.
-func recordDeployedCharm(dir, url string) error {
+// readUnitRecord reads a unit's record; a new unit's starts with the charm its deployer
+// unpacked (conf.Charm).
+func readUnitRecord(dir string, conf Conf) (*uniterState, error) {
 	st, err := readUniterState(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if st.CharmURL != "" {
-		return nil
+	if st.CharmURL == "" {
+		st.CharmURL = conf.Charm
 	}
-	st.CharmURL = url
-	return st.write(dir)
+	return st, nil
 }

@@ -75,15 +75,27 @@ func TestReplaceCharmDir(t *testing.T) {
 	}
 }
 
-// The deployer starts the unit's record with the charm it unpacked.
-func TestRecordDeployedCharm(t *testing.T) {
+// A new unit's record starts with the charm its deployer unpacked (named in its agent.conf);
+// once the unit has a record, the record says.
+func TestRecordStartsWithDeployedCharm(t *testing.T) {
 	dir := t.TempDir()
-	if err := recordDeployedCharm(dir, "local:x-1"); err != nil {
+	if err := WriteConf(dir, Conf{Tag: "unit-x-0", ID: "x/0", Charm: "local:x-1"}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readUniterState(dir)
+	conf, err := ReadConf(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := readUnitRecord(dir, conf)
 	if err != nil || st.CharmURL != "local:x-1" {
 		t.Fatalf("record: %+v %v", st, err)
+	}
+	st.CharmURL = "local:x-2" // upgraded
+	if err := st.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = readUnitRecord(dir, conf); err != nil || st.CharmURL != "local:x-2" {
+		t.Fatalf("record after an upgrade: %+v %v", st, err)
 	}
 }
 

@@ -365,7 +365,7 @@ func (s *statusServer) watchKeys(ctx context.Context, e Entity, req *pb.WatchReq
 		if err != nil {
 			return "", nil, err
 		}
-		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly, IgnoreStatus: t.IgnoreStatus})
+		keys = append(keys, state.WatchKey{Key: p, LifeOnly: t.LifeOnly, IgnoreOwnWrites: t.IgnoreOwnWrites})
 	}
 	return uuid, keys, nil
 }
@@ -375,7 +375,7 @@ func (s *statusServer) watchKeys(ctx context.Context, e Entity, req *pb.WatchReq
 // application (whose status may derive from it). Life-only watches do not.
 func presenceWatched(targets []*pb.WatchTarget, c presenceChange) bool {
 	for _, t := range targets {
-		if t.LifeOnly || t.IgnoreStatus {
+		if t.LifeOnly || t.IgnoreOwnWrites {
 			continue
 		}
 		switch t.Kind {

@@ -132,7 +132,7 @@ func TestWatchManyCarriesManyAgentsWatches(t *testing.T) {
 	s := env.open(t, unitTag, unitPassword)
 	s.established(1, unitTag, unitPassword, unitTarget("mysql/0"))
 	s.established(2, env.machineTag(), machinePass, &pb.WatchTarget{Kind: state.KindMachine, Id: env.machine})
-	s.established(3, unitTag, unitPassword, &pb.WatchTarget{Kind: state.KindUnit, Id: "mysql/0", IgnoreStatus: true})
+	s.established(3, unitTag, unitPassword, &pb.WatchTarget{Kind: state.KindUnit, Id: "mysql/0", IgnoreOwnWrites: true})
 
 	if err := env.st.SetUnitStatus(ctx, env.model, "mysql/0", state.UnitStatus{Workload: &storepb.Status{Status: "active", Message: "busy"}}); err != nil {
 		t.Fatal(err)

@@ -235,13 +235,14 @@ func BenchmarkHubFanOut(b *testing.B) {
 	}
 }
 
-// A unit agent's own status writes (before and after each hook) do not wake it: a key with
-// IgnoreStatus hears of every other change of the unit, and a plain key of every change.
-func TestHubIgnoreStatusSkipsStatusOnlyChanges(t *testing.T) {
+// A unit agent's own writes (statuses before and after each hook, entering a relation's scope)
+// do not wake it: a key with IgnoreOwnWrites hears of every other change of the unit, and a
+// plain key of every change.
+func TestHubIgnoreOwnWritesSkipsStatusAndScopeChanges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	uuid := newModel(t, "")
-	deploy(t, uuid, "wp", "name: wp\nsummary: s\ndescription: d\n", "")
+	deploy(t, uuid, "wp", "name: wp\nsummary: s\ndescription: d\npeers:\n  cluster: wp-peers\n", "")
 	units, err := st.AddUnits(ctx, uuid, "wp", 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +253,7 @@ func TestHubIgnoreStatusSkipsStatusOnlyChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := st.NewHub(ctx)
-	ignoring, err := hub.Subscribe(ctx, uuid, []state.WatchKey{{Key: key, IgnoreStatus: true}})
+	ignoring, err := hub.Subscribe(ctx, uuid, []state.WatchKey{{Key: key, IgnoreOwnWrites: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,14 +272,25 @@ func TestHubIgnoreStatusSkipsStatusOnlyChanges(t *testing.T) {
 	if !ok || statusOnly.ID != unit {
 		t.Fatalf("a plain watch of the unit missed its status change: %+v", statusOnly)
 	}
+	rels, err := st.Relations(ctx, uuid)
+	if err != nil || len(rels) != 1 {
+		t.Fatalf("the peer relation: %v %v", rels, err)
+	}
+	if _, err := st.EnterScope(ctx, uuid, rels[0].Id, unit, map[string]string{"private-address": "127.1.0.9"}); err != nil {
+		t.Fatal(err)
+	}
+	scope, ok := firstEvent(plain)
+	if !ok || scope.ID != unit || scope.Revision <= statusOnly.Revision {
+		t.Fatalf("a plain watch of the unit missed its scope change: %+v", scope)
+	}
 	if _, err := st.SetUnitPorts(ctx, uuid, unit, []string{"80/tcp"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	ev, ok := firstEvent(ignoring)
 	if !ok || ev.ID != unit {
-		t.Fatalf("the watch ignoring statuses missed the ports' change: %+v", ev)
+		t.Fatalf("the watch ignoring its own writes missed the ports' change: %+v", ev)
 	}
-	if ev.Revision <= statusOnly.Revision {
-		t.Errorf("the watch ignoring statuses heard of the status change (revision %d)", ev.Revision)
+	if ev.Revision <= scope.Revision {
+		t.Errorf("the watch ignoring its own writes heard of the status or scope change (revision %d)", ev.Revision)
 	}
 }

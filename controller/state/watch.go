@@ -25,10 +25,13 @@ type WatchKey struct {
 	// application or the model's relations must not wake for every status or leader change,
 	// or a 1,000-unit removal costs a million re-reads.
 	LifeOnly bool
-	// IgnoreStatus does not report changes of statuses alone (a unit's agent and workload
-	// status and its address, an application's status): an agent does not wake for its own
-	// status writes, which would cost it a re-read of its world after each (issue 16).
-	IgnoreStatus bool
+	// IgnoreOwnWrites does not report changes that a unit agent makes to its own documents
+	// alone: a unit's agent and workload status, its address and the relation scopes it is in,
+	// an application's status. An agent does not wake for its own writes, which would cost it
+	// a re-read of its world after each (issue 16). Others change a unit's scopes only along
+	// with a change the agent hears of: a forced removal makes the unit dying, a forced
+	// relation's units leave once the relation is dying.
+	IgnoreOwnWrites bool
 }
 
 // filter is how much of a key's changes a subscriber hears of, from every change to life
@@ -37,7 +40,7 @@ type filter uint8
 
 const (
 	filterNone filter = iota
-	filterStatus
+	filterOwnWrites
 	filterLife
 )
 
@@ -45,8 +48,8 @@ func (k WatchKey) filter() filter {
 	switch {
 	case k.LifeOnly:
 		return filterLife
-	case k.IgnoreStatus:
-		return filterStatus
+	case k.IgnoreOwnWrites:
+		return filterOwnWrites
 	}
 	return filterNone
 }
@@ -54,8 +57,8 @@ func (k WatchKey) filter() filter {
 // sameness compares an event's document before and after, decoding each at most once for
 // all of the event's subscribers.
 type sameness struct {
-	lifeDone, lifeSame     bool
-	statusDone, statusSame bool
+	lifeDone, lifeSame bool
+	ownDone, ownSame   bool
 }
 
 // of reports whether the change is nothing the filter lets through.
@@ -66,18 +69,18 @@ func (s *sameness) of(kind string, before, after []byte, f filter) bool {
 			s.lifeSame, s.lifeDone = lifeOf(kind, before) == lifeOf(kind, after), true
 		}
 		return s.lifeSame
-	case filterStatus:
-		if !s.statusDone {
-			s.statusSame, s.statusDone = sameSansStatus(kind, before, after), true
+	case filterOwnWrites:
+		if !s.ownDone {
+			s.ownSame, s.ownDone = sameSansOwnWrites(kind, before, after), true
 		}
-		return s.statusSame
+		return s.ownSame
 	}
 	return false
 }
 
-// sameSansStatus reports whether two versions of a unit or application document differ in
-// their statuses only. Other kinds have no statuses to ignore: they always differ.
-func sameSansStatus(kind string, before, after []byte) bool {
+// sameSansOwnWrites reports whether two versions of a unit or application document differ in
+// what the unit's agent writes only (statuses, address, scopes). Other kinds always differ.
+func sameSansOwnWrites(kind string, before, after []byte) bool {
 	var a, b proto.Message
 	switch kind {
 	case KindUnit:
@@ -86,7 +89,7 @@ func sameSansStatus(kind string, before, after []byte) bool {
 			return false
 		}
 		for _, u := range []*storepb.Unit{ua, ub} {
-			u.AgentStatus, u.WorkloadStatus, u.PublicAddress = nil, nil, ""
+			u.AgentStatus, u.WorkloadStatus, u.PublicAddress, u.Scopes = nil, nil, "", nil
 		}
 		a, b = ua, ub
 	case KindApplication:

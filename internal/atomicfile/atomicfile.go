@@ -11,6 +11,17 @@ import (
 // Write writes data to a temporary file next to path, with perm, syncs it and renames it over
 // path.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteUnsynced is Write without the sync, for a file whose content is derived from elsewhere
+// and written again after a crash: readers still see the old content or the new one, but a
+// crash may leave the old (or, on some file systems, an empty file) in place of the new.
+func WriteUnsynced(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -24,9 +35,11 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)

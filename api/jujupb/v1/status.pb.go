@@ -1015,12 +1015,12 @@ type WatchTarget struct {
 	Id    string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
 	// LifeOnly reports only creations, removals and life changes of the watched documents.
 	LifeOnly bool `protobuf:"varint,3,opt,name=life_only,json=lifeOnly,proto3" json:"life_only,omitempty"`
-	// IgnoreStatus does not report changes of the watched documents' statuses alone (a unit's
-	// agent and workload status and address, an application's status): an agent need not wake
-	// for its own status writes.
-	IgnoreStatus  bool `protobuf:"varint,4,opt,name=ignore_status,json=ignoreStatus,proto3" json:"ignore_status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// IgnoreOwnWrites does not report changes that a unit agent makes to its own documents alone:
+	// a unit's agent and workload status, address and relation scopes, an application's status.
+	// An agent need not wake for its own writes.
+	IgnoreOwnWrites bool `protobuf:"varint,4,opt,name=ignore_own_writes,json=ignoreOwnWrites,proto3" json:"ignore_own_writes,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *WatchTarget) Reset() {
@@ -1074,9 +1074,9 @@ func (x *WatchTarget) GetLifeOnly() bool {
 	return false
 }
 
-func (x *WatchTarget) GetIgnoreStatus() bool {
+func (x *WatchTarget) GetIgnoreOwnWrites() bool {
 	if x != nil {
-		return x.IgnoreStatus
+		return x.IgnoreOwnWrites
 	}
 	return false
 }
@@ -1467,12 +1467,12 @@ const file_status_proto_rawDesc = "" +
 	"\fapplications\x18\x03 \x03(\v2\x1a.juju.v1.ApplicationStatusR\fapplications\x125\n" +
 	"\trelations\x18\x04 \x03(\v2\x17.juju.v1.RelationStatusR\trelations\x12'\n" +
 	"\x0fcontroller_time\x18\x05 \x01(\x03R\x0econtrollerTime\x12\x1a\n" +
-	"\brevision\x18\x06 \x01(\x03R\brevision\"s\n" +
+	"\brevision\x18\x06 \x01(\x03R\brevision\"z\n" +
 	"\vWatchTarget\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x1b\n" +
-	"\tlife_only\x18\x03 \x01(\bR\blifeOnly\x12#\n" +
-	"\rignore_status\x18\x04 \x01(\bR\fignoreStatus\"T\n" +
+	"\tlife_only\x18\x03 \x01(\bR\blifeOnly\x12*\n" +
+	"\x11ignore_own_writes\x18\x04 \x01(\bR\x0fignoreOwnWrites\"T\n" +
 	"\fWatchRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12.\n" +
 	"\atargets\x18\x02 \x03(\v2\x14.juju.v1.WatchTargetR\atargets\"f\n" +

@@ -60,5 +60,8 @@ func (p *Provider) SetIngressRules(instanceID, machineID string, rules []Ingress
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	return atomicfile.Write(path, data, 0o644)
+	// Unsynced: the firewaller's first pass after a restart writes what the store says again
+	// (the file is rewritten whenever it differs), and a deploy of 10,000 machines spares
+	// 10,000 syncs.
+	return atomicfile.WriteUnsynced(path, data, 0o644)
 }
