@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -71,19 +72,10 @@ func (ca *charmArchives) get(ctx context.Context, c archiveGetter, model, url st
 		ca.mu.Lock()
 		if ca.entries[key] == e {
 			delete(ca.entries, key)
-			ca.order = deleteKey(ca.order, key)
+			ca.order = slices.DeleteFunc(ca.order, func(k charmKey) bool { return k == key })
 		}
 		ca.mu.Unlock()
 	}
 	close(e.done)
 	return e.data, e.err
-}
-
-func deleteKey(keys []charmKey, key charmKey) []charmKey {
-	for i, k := range keys {
-		if k == key {
-			return append(keys[:i], keys[i+1:]...)
-		}
-	}
-	return keys
 }

@@ -411,9 +411,8 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 		// "executing" behind: nothing runs now, so the status says idle until a hook or an
 		// action really starts (a hook to finish runs again and says so).
 		if u.GetAgentStatus().GetStatus() == string(status.Executing) && !a.executing {
-			if err := a.c.SetUnitStatus(ctx, &pb.SetUnitStatusRequest{Model: a.conf.Model, Id: a.conf.ID,
-				AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}); err != nil {
-				return nil, fmt.Errorf("unit %s: setting status: %w", a.conf.ID, err)
+			if err := a.setStatus(ctx, &pb.SetUnitStatusRequest{AgentStatus: &pb.StatusInfo{Status: string(status.Idle)}}, false); err != nil {
+				return nil, err
 			}
 		}
 		a.statusChecked = true

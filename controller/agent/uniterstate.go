@@ -89,6 +89,19 @@ func readUniterState(dir string) (*uniterState, error) {
 	return st, nil
 }
 
+// readUnitRecord reads a unit's record; a new unit's starts with the charm its deployer
+// unpacked (conf.Charm).
+func readUnitRecord(dir string, conf Conf) (*uniterState, error) {
+	st, err := readUniterState(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.CharmURL == "" {
+		st.CharmURL = conf.Charm
+	}
+	return st, nil
+}
+
 func (st *uniterState) write(dir string) error {
 	data, err := json.Marshal(st)
 	if err != nil {

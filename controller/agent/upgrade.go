@@ -141,16 +141,3 @@ func (a *unitAgent) upgradeCharm(ctx context.Context, url string, snap *snapshot
 	}
 	return nil
 }
-
-// readUnitRecord reads a unit's record; a new unit's starts with the charm its deployer
-// unpacked (conf.Charm).
-func readUnitRecord(dir string, conf Conf) (*uniterState, error) {
-	st, err := readUniterState(dir)
-	if err != nil {
-		return nil, err
-	}
-	if st.CharmURL == "" {
-		st.CharmURL = conf.Charm
-	}
-	return st, nil
-}
