@@ -2,10 +2,12 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"io"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -201,31 +203,89 @@ func streamMap(w *bufio.Writer, v reflect.Value) error {
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
 	w.WriteByte('{')
-	for i, e := range entries {
+	err := writeElements(w, len(entries), func(w *bufio.Writer, i int) error {
 		if i > 0 {
 			w.WriteByte(',')
 		}
-		if err := writeKey(w, e.key); err != nil {
+		if err := writeKey(w, entries[i].key); err != nil {
 			return err
 		}
-		if err := streamValue(w, e.val); err != nil {
-			return err
-		}
+		return streamValue(w, entries[i].val)
+	})
+	if err != nil {
+		return err
 	}
 	return w.WriteByte('}')
 }
 
 func streamList(w *bufio.Writer, v reflect.Value) error {
 	w.WriteByte('[')
-	for i := range v.Len() {
+	err := writeElements(w, v.Len(), func(w *bufio.Writer, i int) error {
 		if i > 0 {
 			w.WriteByte(',')
 		}
-		if err := streamValue(w, v.Index(i)); err != nil {
-			return err
-		}
+		return streamValue(w, v.Index(i))
+	})
+	if err != nil {
+		return err
 	}
 	return w.WriteByte(']')
+}
+
+// parallelMin is the number of elements from which a map or a slice is encoded by as many
+// goroutines as there are processors, in chunks of parallelChunk elements written in order:
+// the units of a 100,000-unit status take seconds to encode on one.
+const parallelMin, parallelChunk = 2048, 256
+
+// writeElements writes elements 0..n-1 through write, in order: one after the other for a few,
+// else encoded ahead in chunks, in parallel, with a bounded number of chunks in memory.
+func writeElements(w *bufio.Writer, n int, write func(w *bufio.Writer, i int) error) error {
+	procs := runtime.GOMAXPROCS(0)
+	if n < parallelMin || procs < 2 {
+		for i := range n {
+			if err := write(w, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	type chunk struct {
+		buf bytes.Buffer
+		err error
+	}
+	chunks := (n + parallelChunk - 1) / parallelChunk
+	done := make([]chan *chunk, chunks)
+	for c := range done {
+		done[c] = make(chan *chunk, 1)
+	}
+	ahead := make(chan struct{}, 2*procs) // chunks encoded and not yet written
+	go func() {
+		for c := range chunks {
+			ahead <- struct{}{}
+			go func() {
+				ch := &chunk{}
+				bw := bufio.NewWriterSize(&ch.buf, 4<<10)
+				for i := c * parallelChunk; i < min(n, (c+1)*parallelChunk) && ch.err == nil; i++ {
+					ch.err = write(bw, i)
+				}
+				if ch.err == nil {
+					ch.err = bw.Flush()
+				}
+				done[c] <- ch
+			}()
+		}
+	}()
+	var err error
+	for c := range chunks {
+		ch := <-done[c] // every chunk is waited for, even after an error: none is left running
+		<-ahead
+		if err == nil {
+			if err = ch.err; err == nil {
+				_, err = w.Write(ch.buf.Bytes())
+			}
+		}
+	}
+	return err
 }
 
 func writeKey(w *bufio.Writer, k string) error {
@@ -243,35 +303,59 @@ func writeKey(w *bufio.Writer, k string) error {
 	return w.WriteByte(':')
 }
 
-// jsonField is one exported struct field as encoding/json names it.
+// jsonField is one exported struct field as encoding/json names it; index is its path through
+// embedded structs (reflect.Value.FieldByIndex).
 type jsonField struct {
-	index     int
+	index     []int
 	name      string
 	omitEmpty bool
 }
 
 // plainFields lists t's fields when encoding/json's rules for them are the plain ones: named
-// exported fields, no embedded structs, no ",string"; ok is false otherwise, and the struct is
-// then marshalled whole.
+// exported fields, structs embedded by value whose fields are promoted (the views' Removal), no
+// two fields of one name, no ",string"; ok is false otherwise, and the struct is then marshalled
+// whole.
 func plainFields(t reflect.Type) ([]jsonField, bool) {
-	var out []jsonField
+	out, ok := appendPlainFields(nil, t, nil)
+	if !ok {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for _, f := range out {
+		if seen[f.name] {
+			return nil, false // encoding/json's dominance rules decide: leave it to them
+		}
+		seen[f.name] = true
+	}
+	return out, true
+}
+
+func appendPlainFields(out []jsonField, t reflect.Type, prefix []int) ([]jsonField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
-			return nil, false
-		}
-		if !f.IsExported() {
-			continue
-		}
 		tag := f.Tag.Get("json")
 		if tag == "-" {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
+		index := append(slices.Clip(prefix), i)
+		if f.Anonymous {
+			if name != "" || f.Type.Kind() != reflect.Struct {
+				return nil, false // embedded pointers, non-structs, and embedded structs named by a tag
+			}
+			var ok bool
+			if out, ok = appendPlainFields(out, f.Type, index); !ok {
+				return nil, false
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
 		if name == "" {
 			name = f.Name
 		}
-		jf := jsonField{index: i, name: name}
+		jf := jsonField{index: index, name: name}
 		for _, o := range strings.Split(opts, ",") {
 			switch o {
 			case "omitempty":
@@ -289,7 +373,7 @@ func streamStruct(w *bufio.Writer, v reflect.Value, fields []jsonField) error {
 	w.WriteByte('{')
 	first := true
 	for _, f := range fields {
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		if f.omitEmpty && emptyValue(fv) {
 			continue
 		}

@@ -1,9 +1,12 @@
 package output
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -21,8 +24,15 @@ type streamUnit struct {
 	internal int
 }
 
+// streamRemoval is embedded as the status views embed theirs: its fields are promoted.
+type streamRemoval struct {
+	BlockedBy []string `json:"blocked-by,omitempty"`
+	At        string   `json:"at,omitempty"`
+}
+
 type streamApp struct {
-	Charm string                 `json:"charm"`
+	Charm string `json:"charm"`
+	streamRemoval
 	Units map[string]*streamUnit `json:"units,omitempty"`
 	List  []streamUnit           `json:"list"`
 }
@@ -48,8 +58,14 @@ type streamView struct {
 // The streamed encoding is json.Marshal's, byte for byte, for small values and for values
 // large enough to be taken apart.
 func TestStreamedJSONIsMarshal(t *testing.T) {
+	// An application with an embedded struct is taken apart, not marshalled whole.
+	if _, plain := plainFields(reflect.TypeFor[streamApp]()); !plain {
+		t.Fatal("a struct with a struct embedded by value is not streamed")
+	}
 	now := time.Date(2026, 11, 24, 1, 2, 3, 4, time.UTC)
-	for _, n := range []int{0, 1, streamMin - 1, streamMin, 3 * streamMin} {
+	// From parallelMin, chunks are encoded in parallel: one size that is not a whole number of
+	// chunks checks their order and the last one's end.
+	for _, n := range []int{0, 1, streamMin - 1, streamMin, 3 * streamMin, parallelMin - 1, parallelMin + parallelChunk/2 + 1} {
 		v := &streamView{
 			Model:        map[string]string{"name": "m", "b": "<&>"},
 			Applications: map[string]*streamApp{},
@@ -60,6 +76,9 @@ func TestStreamedJSONIsMarshal(t *testing.T) {
 		}
 		for a := range 3 {
 			app := &streamApp{Charm: fmt.Sprint("c", a), Units: map[string]*streamUnit{}}
+			if a == 1 {
+				app.BlockedBy, app.At = []string{"unit x/0"}, "soon"
+			}
 			for i := range n {
 				u := &streamUnit{Name: fmt.Sprintf("app%d/%d", a, i), Leader: i == 0, Count: i, Ignored: "no", internal: 1}
 				if i%2 == 0 {
@@ -88,6 +107,26 @@ func TestStreamedJSONIsMarshal(t *testing.T) {
 		if err := writeJSON(&got, v); err != nil || got.String() != string(want)+"\n" {
 			t.Errorf("%#v: %q, %v; want %q", v, got.String(), err, want)
 		}
+	}
+}
+
+// A chunk encoded in parallel that fails fails the whole; the chunks before it are written.
+func TestParallelElementsFail(t *testing.T) {
+	var w bytes.Buffer
+	bw := bufio.NewWriter(&w)
+	boom := errors.New("boom")
+	err := writeElements(bw, 10*parallelChunk, func(w *bufio.Writer, i int) error {
+		if i == 3*parallelChunk+5 {
+			return boom
+		}
+		return w.WriteByte('x')
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v, want boom", err)
+	}
+	_ = bw.Flush()
+	if w.Len() != 3*parallelChunk {
+		t.Errorf("%d bytes written before the failing chunk, want %d", w.Len(), 3*parallelChunk)
 	}
 }
 

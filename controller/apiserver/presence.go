@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -249,9 +250,12 @@ func (p *presence) expire() {
 }
 
 // alive returns, for one model, whether the agent of a machine (kind "machine") or unit (kind
-// "unit") counts as connected; the view is taken once, for one status, with one read of the
-// model's records in the store.
-func (p *presence) alive(ctx context.Context, model string) (func(kind, id string) bool, error) {
+// "unit") counts as connected, for the agents asked about (any other counts as connected); the
+// view is taken once, for one status. The other members' records are read from the store only
+// when an agent asked about is lost here: a controller of one member whose agents are all
+// connected reads none, where a read of a 100,000-unit model's records is a fifth of a status
+// call's CPU.
+func (p *presence) alive(ctx context.Context, model string, asked iter.Seq[agentID]) (func(kind, id string) bool, error) {
 	p.mu.Lock()
 	now := p.now()
 	if !p.lostLocked(nil, now) {
@@ -259,14 +263,15 @@ func (p *presence) alive(ctx context.Context, model string) (func(kind, id strin
 		p.mu.Unlock()
 		return func(string, string) bool { return true }, nil
 	}
-	connected := map[agentID]bool{}
-	for a, w := range p.agents[model] {
-		if !p.lostLocked(w, now) {
-			connected[a] = true
+	agents := p.agents[model]
+	lost := map[agentID]bool{}
+	for a := range asked {
+		if p.lostLocked(agents[a], now) {
+			lost[a] = true
 		}
 	}
 	p.mu.Unlock()
-	if p.store != nil {
+	if len(lost) > 0 && p.store != nil {
 		records, _, err := p.store.st.Presence(ctx, model)
 		if err != nil {
 			return nil, err
@@ -275,11 +280,11 @@ func (p *presence) alive(ctx context.Context, model string) (func(kind, id strin
 			// This member's own records are what it knows better in memory (a record of an
 			// earlier run of it, under the same id, is that run's, now gone).
 			if r.Member != p.store.member {
-				connected[agentID{r.Kind, r.ID}] = true
+				delete(lost, agentID{r.Kind, r.ID})
 			}
 		}
 	}
-	return func(kind, id string) bool { return connected[agentID{kind, id}] }, nil
+	return func(kind, id string) bool { return !lost[agentID{kind, id}] }, nil
 }
 
 // presenceChange names an agent whose connectedness changed; the zero value means any agent of

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -92,10 +93,13 @@ func TestPresenceCountsWatchesWithGrace(t *testing.T) {
 	}
 }
 
+// testAgents are the agents the tests ask about.
+var testAgents = []agentID{{"unit", "mysql/0"}, {"unit", "mysql/1"}, {"machine", "0"}}
+
 // view is p's view of a model's agents now.
 func view(t *testing.T, p *presence, model string) func(kind, id string) bool {
 	t.Helper()
-	alive, err := p.alive(context.Background(), model)
+	alive, err := p.alive(context.Background(), model, slices.Values(testAgents))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 
@@ -34,7 +35,7 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	if err != nil {
 		return nil, err
 	}
-	alive, err := s.presence.alive(ctx, m.Uuid)
+	alive, err := s.presence.alive(ctx, m.Uuid, presenceAsked(snap))
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +46,23 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 		return nil, err
 	}
 	return resp, nil
+}
+
+// presenceAsked lists the agents of a snapshot whose presence its status shows: the machines
+// that can be down and the units that can be lost.
+func presenceAsked(snap *state.Snapshot) iter.Seq[agentID] {
+	return func(yield func(agentID) bool) {
+		for _, m := range snap.Machines {
+			if machineCanBeDown(m) && !yield(agentID{state.KindMachine, m.Id}) {
+				return
+			}
+		}
+		for _, u := range snap.Units {
+			if unitCanBeLost(u) && !yield(agentID{state.KindUnit, u.Name}) {
+				return
+			}
+		}
+	}
 }
 
 // fullStatus turns one snapshot into the API's status shape; endpoints lists a charm's
