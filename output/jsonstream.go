@@ -250,40 +250,48 @@ func writeElements(w *bufio.Writer, n int, write func(w *bufio.Writer, i int) er
 		return nil
 	}
 	type chunk struct {
-		buf bytes.Buffer
+		buf *bytes.Buffer
 		err error
 	}
 	chunks := (n + parallelChunk - 1) / parallelChunk
-	done := make([]chan *chunk, chunks)
+	done := make([]chan chunk, chunks)
 	for c := range done {
-		done[c] = make(chan *chunk, 1)
+		done[c] = make(chan chunk, 1)
 	}
-	ahead := make(chan struct{}, 2*procs) // chunks encoded and not yet written
+	// At most this many chunks are encoded and not yet written; their buffers, once written,
+	// are used again (a fresh buffer grown to a chunk's size per chunk was a sixth of the
+	// CPU of a 10,000-unit status).
+	ahead := 2 * procs
+	slots := make(chan *bytes.Buffer, ahead)
+	for range ahead {
+		slots <- new(bytes.Buffer)
+	}
 	go func() {
 		for c := range chunks {
-			ahead <- struct{}{}
+			buf := <-slots
 			go func() {
-				ch := &chunk{}
-				bw := bufio.NewWriterSize(&ch.buf, 4<<10)
-				for i := c * parallelChunk; i < min(n, (c+1)*parallelChunk) && ch.err == nil; i++ {
-					ch.err = write(bw, i)
+				buf.Reset()
+				bw := bufio.NewWriterSize(buf, 4<<10)
+				var err error
+				for i := c * parallelChunk; i < min(n, (c+1)*parallelChunk) && err == nil; i++ {
+					err = write(bw, i)
 				}
-				if ch.err == nil {
-					ch.err = bw.Flush()
+				if err == nil {
+					err = bw.Flush()
 				}
-				done[c] <- ch
+				done[c] <- chunk{buf, err}
 			}()
 		}
 	}()
 	var err error
 	for c := range chunks {
 		ch := <-done[c] // every chunk is waited for, even after an error: none is left running
-		<-ahead
 		if err == nil {
 			if err = ch.err; err == nil {
 				_, err = w.Write(ch.buf.Bytes())
 			}
 		}
+		slots <- ch.buf
 	}
 	return err
 }
