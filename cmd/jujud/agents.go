@@ -42,7 +42,6 @@ func newAgentsCmd() *cobra.Command {
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			// The agents' runner refuses new agents near the limit (fdlimit.DefaultReserve).
 			raiseFileLimit(log)
-			tuneCollector(log)
 			// SIGTERM stops the agents and their hooks; the controller's own signals never
 			// reach this process (a session of its own).
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)

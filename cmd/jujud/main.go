@@ -17,7 +17,6 @@ import (
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/daemon"
 	"github.com/jujuclone/juju/core/fdlimit"
-	"github.com/jujuclone/juju/core/sysmem"
 	"github.com/jujuclone/juju/core/version"
 )
 
@@ -42,15 +41,6 @@ func raiseFileLimit(log *slog.Logger) {
 		return
 	}
 	log.Info("open-file limit", "limit", limit)
-}
-
-// tuneCollector sets the Go collector for a daemon's large, long-lived heap (sysmem.TuneDaemon)
-// and logs what it set.
-func tuneCollector(log *slog.Logger) {
-	gc, limit := sysmem.TuneDaemon()
-	if gc != 0 || limit != 0 {
-		log.Info("garbage collector", "gogc", gc, "memory-limit-mib", limit>>20)
-	}
 }
 
 func run(args []string) int {
@@ -108,7 +98,6 @@ func run(args []string) int {
 				}
 			}
 			raiseFileLimit(cfg.Log)
-			tuneCollector(cfg.Log)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			return daemon.Run(ctx, cfg)

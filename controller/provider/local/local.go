@@ -3,12 +3,14 @@
 package local
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,7 +18,6 @@ import (
 	"github.com/jujuclone/juju/controller/agent"
 	"github.com/jujuclone/juju/controller/state"
 	"github.com/jujuclone/juju/core/constraints"
-	"github.com/jujuclone/juju/core/sysmem"
 )
 
 // Host is what this machine offers every instance.
@@ -318,11 +319,11 @@ func (p *Provider) releaseAddress(id string) {
 // DetectHost reads the host's cores, memory, arch and the disk that holds dir.
 func DetectHost(dir string) (Host, error) {
 	h := Host{Arch: jujuArch(runtime.GOARCH), Cores: uint64(runtime.NumCPU())}
-	mem, err := sysmem.Total()
+	mem, err := memTotalMB()
 	if err != nil {
 		return h, err
 	}
-	h.MemMB = mem >> 20
+	h.MemMB = mem
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return h, err
 	}
@@ -341,4 +342,24 @@ func jujuArch(goarch string) string {
 		return "ppc64el"
 	}
 	return goarch
+}
+
+func memTotalMB() (uint64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, fmt.Errorf("reading memory size: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("reading memory size: %w", err)
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("reading memory size: no MemTotal in /proc/meminfo")
 }
