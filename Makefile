@@ -9,13 +9,13 @@ PROTO_FILES := $(shell find proto -name '*.proto' | sort)
 
 .PHONY: build proto proto-check proto-tools test demo bench bench-scale clean golden vet charms
 
-# juju version --all names the commit: read from git here (empty outside a checkout), since
-# go's own VCS stamping fails the build where git refuses the checkout.
 # jujud is built with Go's previous garbage collector: with the default one (green tea, Go 1.26) a
 # 31,000-unit deploy and removal cost jujud 8 % and the agent host 9 % more CPU, the collector a
 # third of jujud's CPU at that size (BENCHMARKS.md, At scale). Empty it to build with the default.
 JUJUD_GOEXPERIMENT ?= nogreenteagc
 
+# juju version --all names the commit: read from git here (empty outside a checkout), since
+# go's own VCS stamping fails the build where git refuses the checkout.
 GIT_COMMIT := $(shell git -c safe.directory='*' rev-parse HEAD 2>/dev/null)
 GIT_TREE := $(shell [ -z "$(GIT_COMMIT)" ] || { git -c safe.directory='*' diff --quiet HEAD 2>/dev/null && echo clean || echo dirty; })
 VERSION_X := -X github.com/jujuclone/juju/core/version.Commit=$(GIT_COMMIT) -X github.com/jujuclone/juju/core/version.TreeState=$(GIT_TREE)

@@ -129,12 +129,6 @@ func settle(limit time.Duration, done func() (bool, error)) (scaleProbe, error) 
 	}
 }
 
-// unitsIdle counts the application's units whose agent is idle.
-func unitsIdle(model, app string) (idle, total int, err error) {
-	idle, total, _, err = appUnits(model, app)
-	return idle, total, err
-}
-
 // appUnits reads the model's status once: how many of the application's units are idle, how
 // many it has, and whether it is there at all. One call per check: at 100,000 units a status
 // call costs seconds of CPU, which the run would otherwise take from the controller it measures.
@@ -163,7 +157,7 @@ func appUnits(model, app string) (idle, total int, present bool, err error) {
 
 func waitAllIdle(model, app string, want int) (scaleProbe, error) {
 	return settle(2*time.Minute, func() (bool, error) {
-		idle, total, err := unitsIdle(model, app)
+		idle, total, _, err := appUnits(model, app)
 		fmt.Fprintf(os.Stderr, "scale: %d of %d units idle (want %d)\n", idle, total, want)
 		return idle == want && total == want, err
 	})
