@@ -80,6 +80,19 @@ func (c Conf) address() string {
 // below (the charm, the home directory), but not list it, and nothing in it (agent.conf, the
 // logs, the uniter's record, all root's and 0600) is open to them. Other uids may not enter it.
 func WriteConf(dir string, c Conf) error {
+	return writeConf(dir, c, atomicfile.Write)
+}
+
+// WriteConfUnsynced is WriteConf without waiting for the disk, for a caller that holds a lock
+// while it writes (the local provider's uid claims): it calls SyncConf once it has let go.
+func WriteConfUnsynced(dir string, c Conf) error {
+	return writeConf(dir, c, atomicfile.WriteUnsynced)
+}
+
+// SyncConf makes dir/agent.conf, written by WriteConfUnsynced, durable.
+func SyncConf(dir string) error { return atomicfile.Sync(filepath.Join(dir, ConfFile)) }
+
+func writeConf(dir string, c Conf, write func(string, []byte, os.FileMode) error) error {
 	if err := prepareAgentDir(dir, c); err != nil {
 		return err
 	}
@@ -87,7 +100,7 @@ func WriteConf(dir string, c Conf) error {
 	if err != nil {
 		return fmt.Errorf("encoding agent conf: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(dir, ConfFile), data, 0o600)
+	return write(filepath.Join(dir, ConfFile), data, 0o600)
 }
 
 // prepareAgentDir makes dir (0700), or, when c names a machine uid, root:<gid> 0710 (see

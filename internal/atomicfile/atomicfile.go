@@ -21,6 +21,20 @@ func WriteUnsynced(path string, data []byte, perm os.FileMode) error {
 	return write(path, data, perm, false)
 }
 
+// Sync makes a file written with WriteUnsynced durable: callers that must not hold a lock
+// through the disk's write write the file under it and sync it after.
+func Sync(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	return nil
+}
+
 func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -54,7 +54,7 @@ type Provider struct {
 	launcher Launcher
 	apiAddr  string
 	caCert   string
-	// mu serialises address allocation between the models' provisioners. used maps the
+	// mu serialises address allocation between the provisioners' calls. used maps the
 	// addresses taken (as numbers below 127.0.0.0/8) to their instances and byInstance the
 	// other way; both are nil until first needed. Every address below free is taken, so an
 	// allocation starts there and costs nothing in proportion to the instances (issue 16).
@@ -189,14 +189,15 @@ func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Ins
 	if err != nil {
 		return state.Instance{}, "", err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	// An instance started but never recorded (the controller's workers changed owner in
-	// between) keeps its credential: the old owner's record may still land.
+	// between) keeps its credential: the old owner's record may still land. The provisioner
+	// starts a machine's instance once at a time, so its directory needs no lock.
 	if c, err := agent.ReadConf(p.instanceDir(id)); err == nil && c.Password != "" && c.Tag == "machine-"+args.MachineID && c.Model == args.ModelUUID {
 		password = c.Password
 	}
+	p.mu.Lock()
 	addr, err := p.address(id)
+	p.mu.Unlock()
 	if err != nil {
 		return state.Instance{}, "", err
 	}
@@ -204,20 +205,35 @@ func (p *Provider) StartInstance(ctx context.Context, args StartArgs) (state.Ins
 		Tag: "machine-" + args.MachineID, Password: password, Model: args.ModelUUID,
 		APIAddr: p.apiAddr, CACert: p.caCert, ID: args.MachineID, Address: addr, Zone: p.host.Hostname,
 	}
-	if p.uids != nil {
-		// The claim stays locked until agent.conf records the uid (see uidAllocator.claim).
-		uid, unlock, err := p.uids.claim(p.instanceDir(id))
-		if err != nil {
+	if p.uids == nil {
+		if err := agent.WriteConf(p.instanceDir(id), conf); err != nil {
 			return state.Instance{}, "", err
 		}
-		defer unlock()
-		conf.UID, conf.GID = uid, uid
-	}
-	if err := agent.WriteConf(p.instanceDir(id), conf); err != nil {
+	} else if err := p.writeClaimedConf(id, conf); err != nil {
 		return state.Instance{}, "", err
 	}
 	inst := state.Instance{ID: id, Hardware: p.host.Hardware(), DNSName: addr, Hostname: id}
 	return inst, password, nil
+}
+
+// writeClaimedConf gives the instance a uid and writes its agent.conf naming it. The claim
+// stays locked until agent.conf records the uid (see uidAllocator.claim), which every
+// controller on the host waits for; the write reaches the disk after the lock is let go, so
+// that the machines a provisioner starts side by side wait on the disk together, not one
+// after another (issue 16). A crash before the sync leaves a claim whose instance has no
+// agent.conf naming it: stale, as if never made, and the machine was not recorded yet.
+func (p *Provider) writeClaimedConf(id string, conf agent.Conf) error {
+	uid, unlock, err := p.uids.claim(p.instanceDir(id))
+	if err != nil {
+		return err
+	}
+	conf.UID, conf.GID = uid, uid
+	err = agent.WriteConfUnsynced(p.instanceDir(id), conf)
+	unlock()
+	if err != nil {
+		return err
+	}
+	return agent.SyncConf(p.instanceDir(id))
 }
 
 // StartAgent starts (or restarts, after a controller restart) the agent of an instance.

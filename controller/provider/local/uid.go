@@ -113,6 +113,9 @@ func idsMapped(path string, first, count uint64) bool {
 // uidAllocator hands out machine uids from the host's claims (UIDClaimsDir).
 type uidAllocator struct {
 	dir string
+	// mu is held with the claims' lock: the file lock keeps other processes out, and mu this
+	// process's other provisionings, which would otherwise each block a thread in flock.
+	mu sync.Mutex
 	// next is where the search for a free uid starts: just after the last one given.
 	next int
 }
@@ -224,18 +227,22 @@ func (a *uidAllocator) path(uid int) string { return filepath.Join(a.dir, strcon
 
 // lock takes the claims' lock, shared with every controller on the host.
 func (a *uidAllocator) lock() (func(), error) {
+	a.mu.Lock()
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("making the machine uid claims directory: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(a.dir, claimsLock), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
 	if err := flock(f); err != nil {
 		f.Close()
+		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
-	return func() { f.Close() }, nil // closing the file releases the lock
+	return func() { f.Close(); a.mu.Unlock() }, nil // closing the file releases the lock
 }
 
 func flock(f *os.File) error {

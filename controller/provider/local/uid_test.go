@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -212,5 +213,44 @@ func TestIDsMapped(t *testing.T) {
 	}
 	if !idsMapped(filepath.Join(dir, "missing"), UIDBase, UIDCount) {
 		t.Error("no map file (no user namespaces) should map every id")
+	}
+}
+
+// Machines started side by side (the provisioner starts up to 16 at once) each get an address
+// and a uid of their own, and an agent.conf that names them.
+func TestMachinesStartedSideBySideShareNothing(t *testing.T) {
+	isolating(t)
+	p, err := New(filepath.Join(t.TempDir(), "controller"), "127.0.0.1:1", []byte("ca"), &fakeLauncher{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 24
+	confs := make([]agent.Conf, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inst, _, err := p.StartInstance(context.Background(), StartArgs{ModelUUID: testModel, MachineID: strconv.Itoa(i)})
+			if err == nil {
+				confs[i], err = agent.ReadConf(p.instanceDir(inst.ID))
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	uids, addrs := map[int]string{}, map[string]string{}
+	for i, c := range confs {
+		if errs[i] != nil {
+			t.Fatalf("machine %d: %v", i, errs[i])
+		}
+		if other, ok := uids[c.UID]; ok {
+			t.Errorf("machines %s and %s share uid %d", other, c.ID, c.UID)
+		}
+		if other, ok := addrs[c.Address]; ok {
+			t.Errorf("machines %s and %s share address %s", other, c.ID, c.Address)
+		}
+		uids[c.UID], addrs[c.Address] = c.ID, c.ID
 	}
 }

@@ -72,7 +72,7 @@ func (p *fakeProvider) count(list *[]string, id string) int {
 	return n
 }
 
-func runWorker(t *testing.T, p *fakeProvider) {
+func runWorker(t *testing.T, p provisioner.Provider) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
