@@ -151,12 +151,12 @@ action-set dispatch-path="$JUJU_DISPATCH_PATH" name="$JUJU_ACTION_NAME" uuid="$J
 }
 
 // Cancelling a running action kills its whole process group: the action is aborted, its
-// children gone.
+// children gone. The action says "started" before it writes the pid the test waits for.
 func TestAbortKillsProcessGroup(t *testing.T) {
 	a, snap := testUnit(t, map[string]string{"actions/long": `#!/bin/sh
 sleep 300 &
-echo $! >child.pid
 echo started
+echo $! >child.pid
 wait
 `})
 	abort := make(chan struct{})
