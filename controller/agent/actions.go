@@ -22,7 +22,7 @@ import (
 	"github.com/jujuclone/juju/client"
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/controller/state"
-	"github.com/jujuclone/juju/core/actions"
+	"github.com/jujuclone/juju/core/actions/paramschema"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/status"
 )
@@ -560,7 +560,7 @@ func (a *unitAgent) checkAction(t *pb.Task) error {
 	if err != nil {
 		return fmt.Errorf("cannot run %q action: %v", name, err)
 	}
-	if err := actions.ValidateParams(name, schema, run.params); err != nil {
+	if err := paramschema.ValidateParams(name, schema, run.params); err != nil {
 		return fmt.Errorf("cannot run %q action: %v", name, err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/jujuclone/juju/api/apierr"
 	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/core/actions"
+	"github.com/jujuclone/juju/core/actions/paramschema"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/life"
 	"github.com/jujuclone/juju/core/limits"
@@ -509,7 +510,7 @@ func (r *reader) actionSpecs(ctx context.Context, uuid string, targets []target,
 					return nil, nil, fmt.Errorf("action %q: encoding its schema: %w", name, err)
 				}
 				full := actions.WithDefaults(a.Params, params)
-				if err := actions.ValidateParams(name, schema, full); err != nil {
+				if err := paramschema.ValidateParams(name, schema, full); err != nil {
 					return nil, nil, apierr.Errorf(apierr.NotValid, "%v", err)
 				}
 				data, err := json.Marshal(full)

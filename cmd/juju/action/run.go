@@ -194,9 +194,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		// jubilant looks for.
 		return fmt.Errorf("action %q not defined on unit %q (not found)", opts.Action, opts.Units[0])
 	}
-	if err := actions.ValidateParams(opts.Action, spec.GetSchemaJson(), params); err != nil {
-		return err
-	}
+	// The params are checked against the action's schema by the controller, before it queues
+	// anything: its refusal is the error shown (core/actions/paramschema says why not here).
 	paramsJSON, err := jsonObject(params)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
-// Package actions holds what the CLI and the controller both check about an action's params:
-// the charm's JSON schema, applied with a maintained JSON-schema library.
-package actions
+// Package paramschema checks an action's params against the charm's JSON schema, with a maintained
+// JSON-schema library. The controller checks them when a task is queued and the unit agent
+// before it runs; the CLI leaves it to the controller, whose refusal it shows, and so does not
+// link the library, whose initialisation every command would pay for at start.
+package paramschema
 
 import (
 	"bytes"
