@@ -153,7 +153,7 @@ type model struct {
 	*Worker
 	uuid string
 	// started: machines whose agent this loop started (or restarted), by id; mu guards it
-	// while machines are provisioned side by side (provisionAll).
+	// while machines are provisioned or released side by side (sideBySide).
 	mu      sync.Mutex
 	started map[string]bool
 	// full: the next pass lists every machine (the loop's first, until one succeeds); the
@@ -218,7 +218,9 @@ func (m *model) pass(ctx context.Context, changes []modelloop.Change) error {
 		return err
 	}
 	present := map[string]bool{}
-	var unprovisioned []*storepb.Machine
+	// Machines to provision and dead machines to release are handled side by side (sideBySide);
+	// the rest one after another.
+	var unprovisioned, dead []*storepb.Machine
 	failure := func(id string, err error) error {
 		m.retry[id] = true
 		if ctx.Err() != nil {
@@ -231,20 +233,28 @@ func (m *model) pass(ctx context.Context, changes []modelloop.Change) error {
 	for _, mc := range machines {
 		present[mc.Id] = true
 		delete(m.retry, mc.Id)
-		if needsInstance(mc) {
+		switch {
+		case needsInstance(mc):
 			unprovisioned = append(unprovisioned, mc)
-			continue
-		}
-		if err := m.handle(ctx, mc); err != nil {
-			if err := failure(mc.Id, err); err != nil {
-				return err
+		case mc.Life == string(life.Dead):
+			dead = append(dead, mc)
+		default:
+			if err := m.handle(ctx, mc); err != nil {
+				if err := failure(mc.Id, err); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	for i, err := range m.provisionAll(ctx, unprovisioned) {
-		if err != nil {
-			if err := failure(unprovisioned[i].Id, err); err != nil {
-				return err
+	for _, batch := range []struct {
+		mcs []*storepb.Machine
+		fn  func(context.Context, *storepb.Machine) error
+	}{{dead, m.release}, {unprovisioned, m.provision}} {
+		for i, err := range sideBySide(ctx, batch.mcs, batch.fn) {
+			if err != nil {
+				if err := failure(batch.mcs[i].Id, err); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -274,33 +284,34 @@ func needsInstance(mc *storepb.Machine) bool {
 	return mc.Life == string(life.Alive) && mc.InstanceId == "" && mc.ProvisioningError == ""
 }
 
-// provisionWorkers is how many machines a pass provisions at once.
-const provisionWorkers = 16
+// sideBySideWorkers is how many machines a pass provisions, or releases, at once.
+const sideBySideWorkers = 16
 
-// provisionAll provisions machines, up to provisionWorkers at once, and returns each one's
-// error. A provisioning mostly waits: on the disk (the instance's agent.conf), on the store's
-// commit and on the agent host. One machine after another, that paced a big deploy at about 60
-// machines a second (issue 16); side by side, the store commits their transactions together.
-func (m *model) provisionAll(ctx context.Context, mcs []*storepb.Machine) []error {
+// sideBySide calls fn for each machine, up to sideBySideWorkers at once, and returns each
+// one's error. Provisioning and releasing a machine mostly wait: on the disk (the instance's
+// agent.conf, its directory's removal), on the store's commit, on the agent host. One machine
+// after another, provisioning paced a big deploy at about 60 machines a second (issue 16);
+// side by side, the store commits their transactions together.
+func sideBySide(ctx context.Context, mcs []*storepb.Machine, fn func(context.Context, *storepb.Machine) error) []error {
 	errs := make([]error, len(mcs))
-	sem := make(chan struct{}, provisionWorkers)
+	sem := make(chan struct{}, sideBySideWorkers)
 	var wg sync.WaitGroup
 	for i, mc := range mcs {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = m.provision(ctx, mc)
+			errs[i] = fn(ctx, mc)
 		}()
 	}
 	wg.Wait()
 	return errs
 }
 
+// handle does what a machine needs that is neither dead nor waiting for its instance (pass
+// releases and provisions those side by side).
 func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
 	switch {
-	case mc.Life == string(life.Dead):
-		return m.release(ctx, mc)
 	case mc.Life != string(life.Alive) && mc.InstanceId == "":
 		if err := m.removeUndeployed(ctx, mc); err != nil {
 			return err
@@ -313,7 +324,7 @@ func (m *model) handle(ctx context.Context, mc *storepb.Machine) error {
 		// L-M5: waits for `juju resolved <machine>`; meanwhile the units nobody wants go.
 		return m.removeUndeployed(ctx, mc)
 	}
-	return m.provision(ctx, mc) // needsInstance: pass provisions these side by side
+	return nil
 }
 
 // provision starts an instance for an alive machine without one (L-S provisioner).
@@ -405,7 +416,9 @@ func (m *model) release(ctx context.Context, mc *storepb.Machine) error {
 			return fmt.Errorf("stopping instance: %w", err)
 		}
 	}
+	m.mu.Lock()
 	delete(m.started, mc.Id)
+	m.mu.Unlock()
 	if err := m.store.RemoveMachine(ctx, m.uuid, mc.Id); err != nil {
 		return fmt.Errorf("removing machine: %w", err)
 	}
