@@ -291,13 +291,19 @@ const sideBySideWorkers = 16
 // one's error. Provisioning and releasing a machine mostly wait: on the disk (the instance's
 // agent.conf, its directory's removal), on the store's commit, on the agent host. One machine
 // after another, provisioning paced a big deploy at about 60 machines a second (issue 16);
-// side by side, the store commits their transactions together.
+// side by side, the store commits their transactions together. Once ctx ends (the workers moved
+// to another member) no machine is started on.
 func sideBySide(ctx context.Context, mcs []*storepb.Machine, fn func(context.Context, *storepb.Machine) error) []error {
 	errs := make([]error, len(mcs))
 	sem := make(chan struct{}, sideBySideWorkers)
 	var wg sync.WaitGroup
 	for i, mc := range mcs {
 		sem <- struct{}{}
+		if err := ctx.Err(); err != nil {
+			<-sem
+			errs[i] = err
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
