@@ -398,6 +398,12 @@ class TestDBRelation(ModelGroup):
     def test_run_timeout(self):
         with self.assertRaises(TimeoutError):
             self.juju.run('testdb/0', 'do-thing', wait=0.001)
+        # The action goes on after the CLI gave up, and the tests after this one expect the unit
+        # idle: the unit runs its actions in turn, so once a second one has completed the first
+        # has too; then the agent goes idle.
+        task = self.juju.run('testdb/0', 'do-thing', wait=60)
+        self.assertTrue(task.success, task)
+        wait(self.juju, jubilant.all_agents_idle)
 
     def test_run_unknown_action(self):
         before = operations(self.juju)
