@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 )
 
 func zipOf(t *testing.T, files map[string]string) []byte {
@@ -58,5 +59,29 @@ func TestConfRoundTrip(t *testing.T) {
 	}
 	if unitDirName("my-app/12") != "unit-my-app-12" {
 		t.Fatal(unitDirName("my-app/12"))
+	}
+}
+
+// Agents read from their agent.conf one copy of what they all share (the CA certificate, the
+// controller's address, the model), not one each (issue 16).
+func TestConfsShareTheirCommonStrings(t *testing.T) {
+	var confs []Conf
+	for _, id := range []string{"0", "1"} {
+		dir := filepath.Join(t.TempDir(), "machine-"+id)
+		in := Conf{Tag: "machine-" + id, Password: "pw" + id, Model: "m", APIAddr: "127.0.0.1:1", CACert: "-----BEGIN CERTIFICATE-----", ID: id}
+		if err := WriteConf(dir, in); err != nil {
+			t.Fatal(err)
+		}
+		out, err := ReadConf(dir)
+		if err != nil || out != in {
+			t.Fatalf("got %+v %v", out, err)
+		}
+		confs = append(confs, out)
+	}
+	a, b := confs[0], confs[1]
+	for what, pair := range map[string][2]string{"CA certificate": {a.CACert, b.CACert}, "address": {a.APIAddr, b.APIAddr}, "model": {a.Model, b.Model}} {
+		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+			t.Errorf("the two agents' %s are two copies", what)
+		}
 	}
 }

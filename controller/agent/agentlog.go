@@ -55,9 +55,35 @@ func (l *agentLog) setLoggingConfig(spec string) {
 	if spec == l.spec && l.loggers != nil {
 		return
 	}
-	if loggers, err := modelconfig.ParseLoggingConfig(spec); err == nil {
+	if loggers, err := parsedLoggingConfig(spec); err == nil {
 		l.spec, l.loggers = spec, loggers
 	}
+}
+
+// parsedLoggingConfigs holds the parse of each logging-config seen, shared by every agent of
+// the process (read only): a parse per agent was 5 MB of the agent host's heap at 10,000
+// units. A model's logging-config changes rarely; the cache starts over past a few dozen.
+var parsedLoggingConfigs = struct {
+	sync.Mutex
+	m map[string]modelconfig.Loggers
+}{m: map[string]modelconfig.Loggers{}}
+
+func parsedLoggingConfig(spec string) (modelconfig.Loggers, error) {
+	c := &parsedLoggingConfigs
+	c.Lock()
+	defer c.Unlock()
+	if loggers, ok := c.m[spec]; ok {
+		return loggers, nil
+	}
+	loggers, err := modelconfig.ParseLoggingConfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.m) >= 64 {
+		clear(c.m)
+	}
+	c.m[spec] = loggers
+	return loggers, nil
 }
 
 // enabled: a record of module at level passes the model's logging-config.

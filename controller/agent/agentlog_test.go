@@ -3,6 +3,7 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,24 @@ func TestMachineLogFile(t *testing.T) {
 	}
 	if len(l.pending) != 1 || l.pending[0].Entity != "machine-0" {
 		t.Errorf("pending records: %v", l.pending)
+	}
+}
+
+// Agents share the parse of their model's logging-config (read only); a spec that does not
+// parse is refused, as before.
+func TestLoggingConfigParsedOnce(t *testing.T) {
+	a, err := parsedLoggingConfig("<root>=WARNING;unit=DEBUG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := parsedLoggingConfig("<root>=WARNING;unit=DEBUG")
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Error("the same logging-config was parsed twice")
+	}
+	if c, _ := parsedLoggingConfig("<root>=ERROR"); reflect.DeepEqual(a, c) {
+		t.Errorf("two logging-configs parsed alike: %v", c)
+	}
+	if _, err := parsedLoggingConfig("unit=LOUD"); err == nil {
+		t.Error("a logging-config that does not parse was taken")
 	}
 }

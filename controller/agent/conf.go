@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unique"
 
 	"github.com/jujuclone/juju/internal/atomicfile"
 )
@@ -146,5 +147,9 @@ func ReadConf(dir string) (Conf, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, fmt.Errorf("decoding %s: %w", filepath.Join(dir, ConfFile), err)
 	}
+	// Every agent of a controller has the same CA certificate, address and (mostly) model: one
+	// copy each for all of them, where a copy per agent was a tenth of the agent host's heap of
+	// 100,000 units (issue 16).
+	c.CACert, c.APIAddr, c.Model = unique.Make(c.CACert).Value(), unique.Make(c.APIAddr).Value(), unique.Make(c.Model).Value()
 	return c, nil
 }
