@@ -218,44 +218,45 @@ func (m *model) pass(ctx context.Context, changes []modelloop.Change) error {
 		return err
 	}
 	present := map[string]bool{}
-	// Machines to provision and dead machines to release are handled side by side (sideBySide);
-	// the rest one after another.
-	var unprovisioned, dead []*storepb.Machine
-	failure := func(id string, err error) error {
+	// settle records how handling a machine went: a failure is retried on the next pass. It
+	// reports whether the pass stops there (its context ended).
+	settle := func(id string, err error) (stop bool) {
+		if err == nil {
+			return false
+		}
 		m.retry[id] = true
 		if ctx.Err() != nil {
-			return err
+			return true
 		}
 		m.log.Error("provisioner: handling machine", "model", m.uuid, "machine", id, "err", err)
 		failed = err
-		return nil
+		return false
 	}
+	// Dead machines to release and machines to provision are handled side by side
+	// (sideBySide), the rest one after another.
+	var dead, unprovisioned []*storepb.Machine
 	for _, mc := range machines {
 		present[mc.Id] = true
 		delete(m.retry, mc.Id)
 		switch {
-		case needsInstance(mc):
-			unprovisioned = append(unprovisioned, mc)
 		case mc.Life == string(life.Dead):
 			dead = append(dead, mc)
+		case needsInstance(mc):
+			unprovisioned = append(unprovisioned, mc)
 		default:
-			if err := m.handle(ctx, mc); err != nil {
-				if err := failure(mc.Id, err); err != nil {
-					return err
-				}
+			if err := m.handle(ctx, mc); settle(mc.Id, err) {
+				return err
 			}
 		}
 	}
-	for _, batch := range []struct {
-		mcs []*storepb.Machine
-		fn  func(context.Context, *storepb.Machine) error
-	}{{dead, m.release}, {unprovisioned, m.provision}} {
-		for i, err := range sideBySide(ctx, batch.mcs, batch.fn) {
-			if err != nil {
-				if err := failure(batch.mcs[i].Id, err); err != nil {
-					return err
-				}
-			}
+	for i, err := range sideBySide(ctx, dead, m.release) {
+		if settle(dead[i].Id, err) {
+			return err
+		}
+	}
+	for i, err := range sideBySide(ctx, unprovisioned, m.provision) {
+		if settle(unprovisioned[i].Id, err) {
+			return err
 		}
 	}
 	// A machine gone is forgotten (a full pass comes first, with nothing started yet).
