@@ -25,6 +25,7 @@ func main() {
 	if code, ran := hooktool.RunIfTool(); ran {
 		os.Exit(code)
 	}
+	tuneGC()
 	stopProfile := startProfile()
 	code := run(os.Args[1:])
 	stopProfile()

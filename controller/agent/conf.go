@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -44,7 +45,11 @@ type Conf struct {
 
 // isolated reports whether the machine's charm code runs as the machine's own uid: the machine
 // has one and this process may switch to it (a controller restarted without root cannot).
-func (c Conf) isolated() bool { return c.UID > 0 && os.Geteuid() == 0 }
+func (c Conf) isolated() bool { return c.UID > 0 && runsAsRoot }
+
+// runsAsRoot is read once: agents never change their process's user, and isolated is asked
+// several times for every unit deployed.
+var runsAsRoot = os.Geteuid() == 0
 
 // credential is who processes for charm code run as: nil (this process's own user) unless
 // isolated. Groups is empty, not nil, so that the process drops the agent's groups.
@@ -106,8 +111,17 @@ func writeConf(dir string, c Conf, write func(string, []byte, os.FileMode) error
 
 // prepareAgentDir makes dir (0700), or, when c names a machine uid, root:<gid> 0710 (see
 // WriteConf): an agent's directory, or the units/ and subordinates/ directories that hold them.
+// A directory that is already as it should be costs one stat: a deploy prepares the same
+// directories more than once, and the agent host deploys thousands.
 func prepareAgentDir(dir string, c Conf) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	err := os.Mkdir(dir, 0o700)
+	if errors.Is(err, fs.ErrExist) && preparedAlready(dir, c) {
+		return nil
+	}
+	if err != nil {
+		err = os.MkdirAll(dir, 0o700) // its parents missing, or something else in its place
+	}
+	if err != nil {
 		return fmt.Errorf("creating agent dir: %w", err)
 	}
 	if c.isolated() {
@@ -116,6 +130,20 @@ func prepareAgentDir(dir string, c Conf) error {
 		}
 	}
 	return nil
+}
+
+// preparedAlready reports whether dir is a directory (not a link) that prepareAgentDir made
+// for c: when c is isolated, root:<gid> 0710.
+func preparedAlready(dir string, c Conf) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if !c.isolated() {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && fi.Mode().Perm() == 0o710 && st.Uid == 0 && int(st.Gid) == c.GID
 }
 
 // homeDirName is the home directory of an isolated machine's charm code, in a unit's directory
@@ -140,7 +168,7 @@ func ensureHome(dir string, c Conf) (string, error) {
 // ReadConf reads dir/agent.conf.
 func ReadConf(dir string) (Conf, error) {
 	var c Conf
-	data, err := os.ReadFile(filepath.Join(dir, ConfFile))
+	data, err := atomicfile.Read(filepath.Join(dir, ConfFile))
 	if err != nil {
 		return c, fmt.Errorf("reading agent conf: %w", err)
 	}

@@ -2,8 +2,9 @@ package agent
 
 import (
 	"container/list"
-	"os"
+	"errors"
 	"sync"
+	"syscall"
 )
 
 // maxOpenLogs bounds the log files the process keeps open: the agents writing now (hooks
@@ -16,7 +17,9 @@ var sharedLogs = newLogFiles(maxOpenLogs)
 // logFiles appends lines to files, keeping the most recently written few open (least
 // recently used first to close), so that a thousand idle agents hold no descriptor while a
 // busy one does not reopen its file for every line. One lock orders the lines of every file:
-// a line is one append, cheap beside what produced it.
+// a line is one append, cheap beside what produced it. Files are kept as bare descriptors: an
+// os.File would try each log file on the runtime's poller when opened (five system calls more
+// for every open, and the agent host opens a file per agent it starts).
 type logFiles struct {
 	max  int
 	mu   sync.Mutex
@@ -26,7 +29,7 @@ type logFiles struct {
 
 type openLog struct {
 	path string
-	f    *os.File
+	fd   int
 }
 
 func newLogFiles(maxOpen int) *logFiles {
@@ -46,11 +49,11 @@ func (w *logFiles) touch(path string) error {
 func (w *logFiles) write(path string, line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f, err := w.file(path)
+	fd, err := w.file(path)
 	if err != nil {
 		return
 	}
-	if _, err := f.Write(line); err != nil {
+	if err := writeAll(fd, line); err != nil {
 		w.closeLocked(path) // a fresh open next time (the file may have been replaced)
 	}
 }
@@ -69,20 +72,44 @@ func (w *logFiles) openCount() int {
 	return len(w.open)
 }
 
-func (w *logFiles) file(path string) (*os.File, error) {
+func (w *logFiles) file(path string) (int, error) {
 	if e, ok := w.open[path]; ok {
 		w.lru.MoveToFront(e)
-		return e.Value.(*openLog).f, nil
+		return e.Value.(*openLog).fd, nil
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = syscall.Open(path, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CLOEXEC, 0o600)
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
 	for len(w.open) >= w.max {
 		w.closeLocked(w.lru.Back().Value.(*openLog).path)
 	}
-	w.open[path] = w.lru.PushFront(&openLog{path: path, f: f})
-	return f, nil
+	w.open[path] = w.lru.PushFront(&openLog{path: path, fd: fd})
+	return fd, nil
+}
+
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		var n int
+		if err := retryEINTR(func() (err error) { n, err = syscall.Write(fd, b); return err }); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// retryEINTR makes a call again while a signal interrupts it.
+func retryEINTR(call func() error) error {
+	for {
+		if err := call(); !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }
 
 func (w *logFiles) closeLocked(path string) {
@@ -92,5 +119,5 @@ func (w *logFiles) closeLocked(path string) {
 	}
 	w.lru.Remove(e)
 	delete(w.open, path)
-	_ = e.Value.(*openLog).f.Close()
+	_ = syscall.Close(e.Value.(*openLog).fd)
 }

@@ -219,10 +219,35 @@ func (s *sshServer) binary() (string, error) {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath("sshd"); err == nil {
+	if p, err := lookPathSSHD(); err == nil {
 		return filepath.Abs(p)
 	}
 	return "", errors.New("no OpenSSH server (sshd) on this host: install openssh-server")
+}
+
+// lookPathSSHD is exec.LookPath("sshd"), its answer kept for a minute: every machine agent
+// asks when it starts, and on a host without sshd the search stats every directory of $PATH
+// (fifteen calls here) for each of thousands of machines. Installing sshd is seen a minute on;
+// a different $PATH at once.
+var lookPathSSHD = cachedLookPath("sshd", time.Minute)
+
+func cachedLookPath(name string, keep time.Duration) func() (string, error) {
+	var (
+		mu       sync.Mutex
+		at       time.Time
+		pathEnv  string
+		path     string
+		notFound error
+	)
+	return func() (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if env := os.Getenv("PATH"); at.IsZero() || time.Since(at) > keep || env != pathEnv {
+			path, notFound = exec.LookPath(name)
+			at, pathEnv = time.Now(), env
+		}
+		return path, notFound
+	}
 }
 
 // cannotServe records why the machine has no ssh server, and stops (the Runner does not

@@ -226,3 +226,27 @@ func TestSSHServerWithoutSSHDSaysWhy(t *testing.T) {
 		t.Errorf("report = %+v", r)
 	}
 }
+
+func TestCachedLookPathFollowsPATH(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	look := cachedLookPath("some-tool", time.Hour)
+	if _, err := look(); err == nil {
+		t.Fatal("found a tool that is not there")
+	}
+	tool := filepath.Join(dir, "some-tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := look(); err == nil {
+		t.Fatal("the answer was not kept")
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "some-tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", other)
+	if p, err := look(); err != nil || p != filepath.Join(other, "some-tool") {
+		t.Fatalf("after PATH changed: %q, %v", p, err)
+	}
+}

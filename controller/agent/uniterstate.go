@@ -67,7 +67,7 @@ type relationState struct {
 
 func readUniterState(dir string) (*uniterState, error) {
 	st := &uniterState{}
-	data, err := os.ReadFile(filepath.Join(dir, uniterFile))
+	data, err := atomicfile.Read(filepath.Join(dir, uniterFile))
 	if errors.Is(err, os.ErrNotExist) {
 		st.Relations = map[int64]*relationState{}
 		return st, nil

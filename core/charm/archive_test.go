@@ -3,6 +3,7 @@ package charm
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -137,5 +138,42 @@ func TestUnpackCountsRealBytes(t *testing.T) {
 	}
 	if sink.Len() > 1<<20 {
 		t.Errorf("wrote %d bytes past the limit", sink.Len())
+	}
+}
+
+// Unpacking over an earlier unpack replaces what is there, links included, and never writes
+// through a link to what it points at.
+func TestUnpackReplacesWhatIsThere(t *testing.T) {
+	z := makeZip(t, goodMeta,
+		zEntry{name: "dispatch", body: "new dispatch", mode: 0o755},
+		zEntry{name: "hooks/install", body: "../dispatch", mode: fs.ModeSymlink | 0o777},
+	)
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	if err := os.WriteFile(outside, []byte("untouched"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "charm")
+	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(os.Symlink(outside, filepath.Join(dir, "dispatch")),
+		os.WriteFile(filepath.Join(dir, "hooks", "install"), []byte("old"), 0o755)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Unpack(bytes.NewReader(z), int64(len(z)), dir, Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "untouched" {
+		t.Errorf("written through the link: %q", b)
+	}
+	if info, err := os.Lstat(filepath.Join(dir, "dispatch")); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("dispatch: %v, %v", info.Mode(), err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "dispatch")); string(b) != "new dispatch" {
+		t.Errorf("dispatch holds %q", b)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "hooks", "install")); err != nil || target != "../dispatch" {
+		t.Errorf("hooks/install -> %q, %v", target, err)
 	}
 }

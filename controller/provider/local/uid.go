@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/jujuclone/juju/controller/agent"
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // Machine uids. When the controller runs as root, every machine of the local provider gets a
@@ -181,7 +182,7 @@ func (a *uidAllocator) release(instDir string, uid int) error {
 		return err
 	}
 	defer unlock()
-	data, err := os.ReadFile(a.path(uid))
+	data, err := atomicfile.Read(a.path(uid))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -200,7 +201,7 @@ func (a *uidAllocator) release(instDir string, uid int) error {
 // owner is the instance directory that holds uid ("" when the uid is free: no claim, or a
 // stale one). Callers hold the lock.
 func (a *uidAllocator) owner(uid int) (string, error) {
-	data, err := os.ReadFile(a.path(uid))
+	data, err := atomicfile.Read(a.path(uid))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -217,7 +218,12 @@ func (a *uidAllocator) owner(uid int) (string, error) {
 func (a *uidAllocator) write(uid int, instDir string) error {
 	// Written in place: readers hold the lock, and a claim cut short by a crash names no
 	// instance whose agent.conf has the uid, so it reads as stale.
-	if err := os.WriteFile(a.path(uid), []byte(instDir+"\n"), 0o600); err != nil {
+	fd, err := syscall.Open(a.path(uid), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("claiming uid %d: %w", uid, err)
+	}
+	_, err = syscall.Write(fd, []byte(instDir+"\n"))
+	if err := errors.Join(err, syscall.Close(fd)); err != nil {
 		return fmt.Errorf("claiming uid %d: %w", uid, err)
 	}
 	return nil
@@ -232,22 +238,23 @@ func (a *uidAllocator) lock() (func(), error) {
 		a.mu.Unlock()
 		return nil, fmt.Errorf("making the machine uid claims directory: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(a.dir, claimsLock), os.O_CREATE|os.O_RDWR, 0o600)
+	// Opened by the system call, not os.OpenFile: once per machine, under mu.
+	fd, err := syscall.Open(filepath.Join(a.dir, claimsLock), syscall.O_CREAT|syscall.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
-	if err := flock(f); err != nil {
-		f.Close()
+	if err := flock(fd); err != nil {
+		syscall.Close(fd)
 		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
-	return func() { f.Close(); a.mu.Unlock() }, nil // closing the file releases the lock
+	return func() { syscall.Close(fd); a.mu.Unlock() }, nil // closing the file releases the lock
 }
 
-func flock(f *os.File) error {
+func flock(fd int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err := syscall.Flock(fd, syscall.LOCK_EX)
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}
