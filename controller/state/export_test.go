@@ -1,5 +1,11 @@
 package state
 
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
 // WatchedModels is how many models the hub holds an etcd watch for.
 func (h *Hub) WatchedModels() int {
 	h.mu.Lock()
@@ -32,4 +38,25 @@ func (s *State) KeysWatchers(uuid string) int {
 		return -1
 	}
 	return len(m.subs)
+}
+
+// SettingsPrefix is where a relation's settings are kept.
+var SettingsPrefix = settingsPrefix
+
+// CleanupBatch is how many settings one cleanup transaction deletes.
+const CleanupBatch = cleanupBatch
+
+// PutRaw writes key as it is, for tests of what reads keys in bulk.
+func (s *State) PutRaw(ctx context.Context, key, value string) error {
+	_, err := s.kv.Put(ctx, key, value)
+	return err
+}
+
+// CountRaw is how many keys there are under prefix.
+func (s *State) CountRaw(ctx context.Context, prefix string) (int64, error) {
+	resp, err := s.kv.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return resp.Count, nil
 }

@@ -3,11 +3,13 @@ package state_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/jujuclone/juju/api/apierr"
+	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
 )
 
@@ -554,4 +556,31 @@ func TestRemovingTheLeaderFreesLeadership(t *testing.T) {
 	}
 	claim(t, uuid, units[1], true, units[1])
 	audit(t, uuid)
+}
+
+// L-R7: a removed relation's settings go in batches, however many there are, and nothing of
+// another relation with them (their ids share leading digits).
+func TestCleanupRemovesSettingsInBatches_LR7(t *testing.T) {
+	ctx := context.Background()
+	uuid := newModel(t, "")
+	const rel, other = 999, 9990
+	n := 3*state.CleanupBatch + 5
+	for i := range n {
+		if err := st.PutRaw(ctx, state.SettingsPrefix(uuid, rel)+fmt.Sprintf("wordpress/%d", i), "{}"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.PutRaw(ctx, state.SettingsPrefix(uuid, other)+"wordpress/0", "{}"); err != nil {
+		t.Fatal(err)
+	}
+	c := state.Cleanup{ID: 1, Doc: &storepb.Cleanup{Kind: state.CleanupRelationSettings, RelationId: rel}}
+	if err := st.RunCleanup(ctx, uuid, c); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := st.CountRaw(ctx, state.SettingsPrefix(uuid, rel)); err != nil || left != 0 {
+		t.Fatalf("%d of %d settings left, %v", left, n, err)
+	}
+	if kept, err := st.CountRaw(ctx, state.SettingsPrefix(uuid, other)); err != nil || kept != 1 {
+		t.Fatalf("the other relation's settings: %d, %v", kept, err)
+	}
 }
