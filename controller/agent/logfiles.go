@@ -2,9 +2,10 @@ package agent
 
 import (
 	"container/list"
-	"errors"
+	"os"
 	"sync"
-	"syscall"
+
+	"github.com/jujuclone/juju/internal/atomicfile"
 )
 
 // maxOpenLogs bounds the log files the process keeps open: the agents writing now (hooks
@@ -17,9 +18,9 @@ var sharedLogs = newLogFiles(maxOpenLogs)
 // logFiles appends lines to files, keeping the most recently written few open (least
 // recently used first to close), so that a thousand idle agents hold no descriptor while a
 // busy one does not reopen its file for every line. One lock orders the lines of every file:
-// a line is one append, cheap beside what produced it. Files are kept as bare descriptors: an
-// os.File would try each log file on the runtime's poller when opened (five system calls more
-// for every open, and the agent host opens a file per agent it starts).
+// a line is one append, cheap beside what produced it. Files are opened by atomicfile.Open:
+// os.OpenFile would try each on the runtime's poller (five system calls more for every open,
+// and the agent host opens a file per agent it starts).
 type logFiles struct {
 	max  int
 	mu   sync.Mutex
@@ -29,7 +30,7 @@ type logFiles struct {
 
 type openLog struct {
 	path string
-	fd   int
+	f    *os.File
 }
 
 func newLogFiles(maxOpen int) *logFiles {
@@ -49,11 +50,11 @@ func (w *logFiles) touch(path string) error {
 func (w *logFiles) write(path string, line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fd, err := w.file(path)
+	f, err := w.file(path)
 	if err != nil {
 		return
 	}
-	if err := writeAll(fd, line); err != nil {
+	if _, err := f.Write(line); err != nil {
 		w.closeLocked(path) // a fresh open next time (the file may have been replaced)
 	}
 }
@@ -72,44 +73,20 @@ func (w *logFiles) openCount() int {
 	return len(w.open)
 }
 
-func (w *logFiles) file(path string) (int, error) {
+func (w *logFiles) file(path string) (*os.File, error) {
 	if e, ok := w.open[path]; ok {
 		w.lru.MoveToFront(e)
-		return e.Value.(*openLog).fd, nil
+		return e.Value.(*openLog).f, nil
 	}
-	var fd int
-	err := retryEINTR(func() (err error) {
-		fd, err = syscall.Open(path, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CLOEXEC, 0o600)
-		return err
-	})
+	f, err := atomicfile.Open(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	for len(w.open) >= w.max {
 		w.closeLocked(w.lru.Back().Value.(*openLog).path)
 	}
-	w.open[path] = w.lru.PushFront(&openLog{path: path, fd: fd})
-	return fd, nil
-}
-
-func writeAll(fd int, b []byte) error {
-	for len(b) > 0 {
-		var n int
-		if err := retryEINTR(func() (err error) { n, err = syscall.Write(fd, b); return err }); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
-// retryEINTR makes a call again while a signal interrupts it.
-func retryEINTR(call func() error) error {
-	for {
-		if err := call(); !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
+	w.open[path] = w.lru.PushFront(&openLog{path: path, f: f})
+	return f, nil
 }
 
 func (w *logFiles) closeLocked(path string) {
@@ -119,5 +96,5 @@ func (w *logFiles) closeLocked(path string) {
 	}
 	w.lru.Remove(e)
 	delete(w.open, path)
-	_ = syscall.Close(e.Value.(*openLog).fd)
+	_ = e.Value.(*openLog).f.Close()
 }

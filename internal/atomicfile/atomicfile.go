@@ -45,6 +45,17 @@ func Sync(path string) error {
 	return nil
 }
 
+// Open opens path as os.OpenFile does (close-on-exec, its error an *fs.PathError) but without
+// trying it on the runtime's poller, which a regular file never needs: for the process's other
+// small files (log files, lock files, claims).
+func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := open(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // Read returns the content of path (errors.Is fs.ErrNotExist when there is none), as
 // os.ReadFile does.
 func Read(path string) ([]byte, error) {

@@ -218,12 +218,12 @@ func (a *uidAllocator) owner(uid int) (string, error) {
 func (a *uidAllocator) write(uid int, instDir string) error {
 	// Written in place: readers hold the lock, and a claim cut short by a crash names no
 	// instance whose agent.conf has the uid, so it reads as stale.
-	fd, err := syscall.Open(a.path(uid), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_CLOEXEC, 0o600)
+	f, err := atomicfile.Open(a.path(uid), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("claiming uid %d: %w", uid, err)
 	}
-	_, err = syscall.Write(fd, []byte(instDir+"\n"))
-	if err := errors.Join(err, syscall.Close(fd)); err != nil {
+	_, err = f.WriteString(instDir + "\n")
+	if err := errors.Join(err, f.Close()); err != nil {
 		return fmt.Errorf("claiming uid %d: %w", uid, err)
 	}
 	return nil
@@ -238,23 +238,22 @@ func (a *uidAllocator) lock() (func(), error) {
 		a.mu.Unlock()
 		return nil, fmt.Errorf("making the machine uid claims directory: %w", err)
 	}
-	// Opened by the system call, not os.OpenFile: once per machine, under mu.
-	fd, err := syscall.Open(filepath.Join(a.dir, claimsLock), syscall.O_CREAT|syscall.O_RDWR|syscall.O_CLOEXEC, 0o600)
+	f, err := atomicfile.Open(filepath.Join(a.dir, claimsLock), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
-	if err := flock(fd); err != nil {
-		syscall.Close(fd)
+	if err := flock(f); err != nil {
+		f.Close()
 		a.mu.Unlock()
 		return nil, fmt.Errorf("locking the machine uid claims: %w", err)
 	}
-	return func() { syscall.Close(fd); a.mu.Unlock() }, nil // closing the file releases the lock
+	return func() { f.Close(); a.mu.Unlock() }, nil // closing the file releases the lock
 }
 
-func flock(fd int) error {
+func flock(f *os.File) error {
 	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX)
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}
