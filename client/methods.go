@@ -257,6 +257,20 @@ func (c *Client) unitRelations(ctx context.Context, req *jujupb.UnitRelationsReq
 	return resp.GetRelations(), nil
 }
 
+// UnitWorld is a unit agent's read of its world in one call: its unit, application (nil once
+// gone), relations (members listed for endpoints, or for all) and, with tasks, its task queue.
+func (c *Client) UnitWorld(ctx context.Context, req *jujupb.UnitWorldRequest) (*jujupb.UnitWorldResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.agent.UnitWorld, req)
+}
+
+// MachineWorld is a machine agent's read in one call: its machine (when asked), its principal
+// units and, with tasks, its task queue.
+func (c *Client) MachineWorld(ctx context.Context, req *jujupb.MachineWorldRequest) (*jujupb.MachineWorldResponse, error) {
+	req.Model = c.model(req.GetModel())
+	return invoke(ctx, c, c.agent.MachineWorld, req)
+}
+
 // EnterScope writes a unit's settings and enters a relation's scope.
 func (c *Client) EnterScope(ctx context.Context, req *jujupb.ScopeRequest) (*jujupb.ScopeResponse, error) {
 	req.Model = c.model(req.GetModel())

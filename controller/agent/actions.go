@@ -443,13 +443,19 @@ func (a *unitAgent) runTasks(ctx context.Context, snap *snapshot) error {
 	select {
 	case <-a.tasks.changed:
 		a.tasksDue = true
+		a.readTasks = nil // the queue changed since the pass's read
 	default:
 	}
 	for a.tasksDue && a.st.Installed && !a.st.Removed {
 		a.tasksDue = false
-		tasks, err := a.tasks.read(ctx)
-		if err != nil {
-			return fmt.Errorf("unit %s: reading tasks: %w", a.conf.ID, err)
+		var tasks []*pb.Task
+		if a.readTasks != nil {
+			tasks, a.readTasks = *a.readTasks, nil
+		} else {
+			var err error
+			if tasks, err = a.tasks.read(ctx); err != nil {
+				return fmt.Errorf("unit %s: reading tasks: %w", a.conf.ID, err)
+			}
 		}
 		for _, t := range tasks {
 			if err := a.runTask(ctx, t, snap); err != nil {
@@ -734,6 +740,12 @@ func (w *machineTasks) dispatch(ctx context.Context) error {
 		}
 		return fmt.Errorf("reading tasks: %w", err)
 	}
+	return w.act(ctx, tasks)
+}
+
+// act starts the queue's new tasks, tells running ones they were cancelled and fails those a
+// stopped agent left running.
+func (w *machineTasks) act(ctx context.Context, tasks []*pb.Task) error {
 	queued := map[string]bool{}
 	for _, t := range tasks {
 		queued[t.GetId()] = true

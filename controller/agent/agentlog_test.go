@@ -1,11 +1,16 @@
 package agent
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	pb "github.com/jujuclone/juju/api/jujupb/v1"
 )
 
 // A unit's directory names its unit back, dashes in the application name and all.
@@ -57,5 +62,54 @@ func TestLoggingConfigParsedOnce(t *testing.T) {
 	}
 	if _, err := parsedLoggingConfig("unit=LOUD"); err == nil {
 		t.Error("a logging-config that does not parse was taken")
+	}
+}
+
+// sentLogs records the calls a log ships its records in.
+type sentLogs struct {
+	mu    sync.Mutex
+	calls [][]string
+	sent  chan struct{}
+}
+
+func (s *sentLogs) WriteLogs(_ context.Context, _ string, records []*pb.LogRecord) error {
+	var msgs []string
+	for _, r := range records {
+		msgs = append(msgs, r.Message)
+	}
+	s.mu.Lock()
+	s.calls = append(s.calls, msgs)
+	s.mu.Unlock()
+	s.sent <- struct{}{}
+	return nil
+}
+
+// What an agent logs in one pass of its work goes to the controller in one call, as soon as
+// the agent goes idle (issue 16: a machine agent's three deploy lines took two or three calls),
+// not when the gathering time runs out (an hour here).
+func TestLogShipsWhenTheAgentGoesIdle(t *testing.T) {
+	sent := &sentLogs{sent: make(chan struct{}, 10)}
+	l, err := openAgentLogTo(filepath.Join(t.TempDir(), machineLogFile), "machine-0", "uuid", sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.gather = time.Hour
+	l.idle() // nothing pending: no word left over for the shipper to come
+	stop := l.shipUntilStopped(context.Background())
+	defer stop()
+	for _, m := range []string{"machine agent machine-0 start", `deploying unit "idle/0"`, `starting unit agent "unit-idle-0"`} {
+		l.write("INFO", deployerLogger, m)
+		time.Sleep(10 * time.Millisecond) // as a loaded agent spreads them
+	}
+	l.idle()
+	select {
+	case <-sent.sent:
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing shipped when the agent went idle")
+	}
+	sent.mu.Lock()
+	defer sent.mu.Unlock()
+	if len(sent.calls) != 1 || len(sent.calls[0]) != 3 {
+		t.Errorf("shipped in %d calls: %q; want the three lines in one", len(sent.calls), sent.calls)
 	}
 }

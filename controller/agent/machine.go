@@ -90,21 +90,25 @@ func (a *machineAgent) run(ctx context.Context) error {
 	handleDue, tasksDue := true, true
 	a.machineDue = true
 	for {
+		if handleDue {
+			// The read of the machine brings the task queue along when it changed.
+			handleDue = false
+			err := a.handle(ctx, tasks, tasksDue)
+			tasksDue = false
+			if errors.Is(err, errStop) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
 		if tasksDue {
 			tasksDue = false
 			if err := tasks.dispatch(ctx); err != nil {
 				return fmt.Errorf("machine %s: tasks: %w", a.conf.ID, err)
 			}
 		}
-		if handleDue {
-			handleDue = false
-			if err := a.handle(ctx); errors.Is(err, errStop) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-		}
 		a.slot.give() // nothing to do until something changes
+		a.log.idle()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -128,22 +132,26 @@ func (a *machineAgent) run(ctx context.Context) error {
 	}
 }
 
-func (a *machineAgent) handle(ctx context.Context) error {
-	if a.machineDue {
-		m, err := a.c.GetMachine(ctx, a.conf.Model, a.conf.ID)
-		if gone(err) {
-			return errStop
-		}
-		if err != nil {
-			return fmt.Errorf("machine %s: %w", a.conf.ID, err)
-		}
-		a.life, a.machineDue = m.Life, false
+// handle reads the machine's world (its machine when it changed, the units assigned to it, and
+// with withTasks its task queue, which tasks then acts on first), deploys and recalls units
+// to match, and takes a dying machine to dead once it has none.
+func (a *machineAgent) handle(ctx context.Context, tasks *machineTasks, withTasks bool) error {
+	w, err := a.c.MachineWorld(ctx, &pb.MachineWorldRequest{Model: a.conf.Model, Id: a.conf.ID, Machine: a.machineDue, Tasks: withTasks})
+	if gone(err) {
+		return errStop
 	}
-	units, err := a.c.MachineUnits(ctx, a.conf.Model, a.conf.ID)
 	if err != nil {
-		return fmt.Errorf("machine %s: listing units: %w", a.conf.ID, err)
+		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
 	}
-	if err := a.d.reconcile(ctx, units); err != nil {
+	if a.machineDue {
+		a.life, a.machineDue = w.GetMachine().GetLife(), false
+	}
+	if withTasks {
+		if err := tasks.act(ctx, w.GetTasks()); err != nil {
+			return fmt.Errorf("machine %s: tasks: %w", a.conf.ID, err)
+		}
+	}
+	if err := a.d.reconcile(ctx, w.GetUnits()); err != nil {
 		return fmt.Errorf("machine %s: %w", a.conf.ID, err)
 	}
 	switch a.life {

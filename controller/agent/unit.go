@@ -98,6 +98,9 @@ type unitAgent struct {
 	// queue changed.
 	tasks    *taskQueue
 	tasksDue bool
+	// readTasks is the queue as the pass's read of the unit's world found it (nil: not read):
+	// the first look at the queue in the pass, when nothing changed since.
+	readTasks *[]*pb.Task
 	lastSnap *snapshot
 	// actionSpecs are the actions the unit's charm defines, read at its first action (nil
 	// until then, and again after an upgrade).
@@ -180,6 +183,7 @@ func (a *unitAgent) run(ctx context.Context) error {
 		} else {
 			err = a.handle(ctx)
 		}
+		a.readTasks = nil // what the pass read of the queue is its own
 		onlyTasks = false
 		if a.st != nil && a.st.Failed != nil {
 			a.retry.arm() // automatically-retry-hooks
@@ -202,6 +206,7 @@ func (a *unitAgent) run(ctx context.Context) error {
 			continue // changes between the last read and the new watch: read again
 		}
 		a.slot.give() // nothing to do until something changes
+		a.log.idle()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -396,13 +401,27 @@ func (a *unitAgent) remember(change func(*uniterState)) {
 // read takes the unit's snapshot: the unit, its application, its relations, and whether it
 // leads (claiming the lease when nobody holds it, extending it when it does).
 func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
-	u, err := a.c.GetUnit(ctx, a.conf.Model, a.conf.ID)
+	req := &pb.UnitWorldRequest{Model: a.conf.Model, Unit: a.conf.ID, Tasks: a.tasksDue}
+	if a.hooks == nil {
+		req.AllMembers = true
+	} else {
+		req.MemberEndpoints = a.observed
+	}
+	// Who leads according to a read that started before the unit's last claim says nothing of
+	// that claim.
+	readAt := a.lead.now()
+	w, err := a.c.UnitWorld(ctx, req)
 	if gone(err) {
 		return nil, errStop
 	}
 	if err != nil {
 		return nil, fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
+	if req.Tasks {
+		// The queue as of this read: the pass's first look at it needs no call of its own.
+		a.readTasks = &w.Tasks
+	}
+	u := w.Unit
 	if u.Life == string(life.Dead) {
 		return nil, errStop // L-U3: its deployer recalls and removes it
 	}
@@ -418,27 +437,13 @@ func (a *unitAgent) read(ctx context.Context) (*snapshot, error) {
 		a.statusChecked = true
 	}
 	a.principal = u.Principal
-	readAt := a.lead.now()
-	app, err := a.c.GetApplication(ctx, a.conf.Model, u.Application)
-	if err != nil && !errors.Is(err, apierr.NotFound) {
-		return nil, fmt.Errorf("unit %s: reading application: %w", a.conf.ID, err)
-	}
+	app, rels := w.Application, w.Relations
 	if err := a.followToDying(ctx, u, app); err != nil {
 		return nil, err
 	}
-	var rels []*pb.AgentRelation
-	if a.hooks == nil {
-		rels, err = a.c.UnitRelations(ctx, a.conf.Model, a.conf.ID)
-	} else {
-		rels, err = a.c.UnitRelationsObserving(ctx, a.conf.Model, a.conf.ID, a.observed)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("unit %s: listing relations: %w", a.conf.ID, err)
-	}
 	// Claim when nobody leads; as the leader, ask the controller only when the lease keeper
 	// has not extended the lease in time (or this agent just started). A unit that is not alive
-	// gives its leadership up at once, so that an alive one takes over. Who leads according
-	// to a read that started before the unit's last claim says nothing of that claim.
+	// gives its leadership up at once, so that an alive one takes over.
 	alive := u.Life == string(life.Alive)
 	switch {
 	case app != nil && app.Leader == a.conf.ID && !alive:

@@ -106,11 +106,15 @@ func (s *agentServer) GetApplication(ctx context.Context, req *pb.AgentEntity) (
 	if err != nil {
 		return nil, err
 	}
+	return agentApplication(app), nil
+}
+
+func agentApplication(app *state.AgentApplication) *pb.AgentApplication {
 	return &pb.AgentApplication{Name: app.Name, Life: app.Life, Subordinate: app.Subordinate, ConfigJson: app.ConfigJSON,
 		Leader: app.Leader, LeaderSettingsRevision: app.LeaderSettingsRevision, CharmUrl: app.CharmUrl,
 		ModelName: app.ModelName, UpdateStatusIntervalSeconds: int64(modelconfig.UpdateStatusInterval(app.ModelConfig) / time.Second),
 		ModelConfig: modelconfig.Effective(app.ModelConfig), Trust: app.Trust,
-		CharmModifiedVersion: app.CharmModifiedVersion, ForceCharm: app.ForceCharm}, nil
+		CharmModifiedVersion: app.CharmModifiedVersion, ForceCharm: app.ForceCharm}
 }
 
 func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRequest) (*pb.AgentRelations, error) {
@@ -123,7 +127,11 @@ func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRe
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.AgentRelations{}
+	return &pb.AgentRelations{Relations: agentRelations(rels)}, nil
+}
+
+func agentRelations(rels []state.UnitRelation) []*pb.AgentRelation {
+	var out []*pb.AgentRelation
 	for _, ur := range rels {
 		ar := &pb.AgentRelation{
 			Id: ur.Relation.Id, Key: ur.Relation.Key, Life: ur.Relation.Life, Endpoint: ur.Own.Name,
@@ -135,9 +143,9 @@ func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRe
 		for _, m := range ur.Members {
 			ar.Members = append(ar.Members, &pb.RelationMember{Unit: m.Unit, SettingsRevision: m.SettingsRevision})
 		}
-		resp.Relations = append(resp.Relations, ar)
+		out = append(out, ar)
 	}
-	return resp, nil
+	return out
 }
 
 func (s *agentServer) EnterScope(ctx context.Context, req *pb.ScopeRequest) (*pb.ScopeResponse, error) {
@@ -220,9 +228,13 @@ func (s *agentServer) GetMachine(ctx context.Context, req *pb.AgentEntity) (*pb.
 	if err != nil {
 		return nil, err
 	}
+	return agentMachine(m), nil
+}
+
+func agentMachine(m *storepb.Machine) *pb.AgentMachine {
 	return &pb.AgentMachine{
 		Id: m.Id, Life: m.Life, InstanceId: m.InstanceId, Base: pbBase(m.Base), Jobs: m.Jobs, Constraints: m.Constraints,
-	}, nil
+	}
 }
 
 func (s *agentServer) SetMachineStatus(ctx context.Context, req *pb.SetStatusRequest) (*pb.SetStatusResponse, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
+	"github.com/jujuclone/juju/api/storepb"
 	"github.com/jujuclone/juju/controller/state"
 )
 
@@ -27,11 +28,16 @@ func (s *agentServer) ReceiverTasks(ctx context.Context, req *pb.AgentEntity) (*
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.AgentTasks{}
+	return &pb.AgentTasks{Tasks: queuedTasks(tasks)}, nil
+}
+
+// queuedTasks are a task queue as agents see it: without the tasks' logs.
+func queuedTasks(tasks []*storepb.Task) []*pb.Task {
+	out := make([]*pb.Task, 0, len(tasks))
 	for _, t := range tasks {
-		resp.Tasks = append(resp.Tasks, taskPB(t, false))
+		out = append(out, taskPB(t, false))
 	}
-	return resp, nil
+	return out
 }
 
 func (s *agentServer) StartTask(ctx context.Context, req *pb.AgentTaskRequest) (*pb.Task, error) {

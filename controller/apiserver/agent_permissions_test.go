@@ -138,6 +138,13 @@ var permissionTable = []permRow{
 	// Tasks: only the receiver's own agent, never its deployer (a task runs where it was sent).
 	{"AgentService/ReceiverTasks", unitEntity, []string{roleUnit}},
 	{"AgentService/ReceiverTasks", machineEntity, []string{roleDeployer}},
+	// A wake-up's read: only the agent itself (it holds its task queue), not even the deployer.
+	{"AgentService/UnitWorld", func(t permTarget) proto.Message {
+		return &pb.UnitWorldRequest{Model: t.model, Unit: "wordpress/0", AllMembers: true, Tasks: true}
+	}, []string{roleUnit}},
+	{"AgentService/MachineWorld", func(t permTarget) proto.Message {
+		return &pb.MachineWorldRequest{Model: t.model, Id: t.machine, Machine: true, Tasks: true}
+	}, []string{roleDeployer}},
 	{"AgentService/StartTask", func(t permTarget) proto.Message {
 		return &pb.AgentTaskRequest{Model: t.model, Receiver: "wordpress/0", Id: t.unitTask}
 	}, []string{roleUnit}},
@@ -212,6 +219,8 @@ var ghostRows = []permRow{
 	{"AgentService/GetApplication", func(t permTarget) proto.Message { return &pb.AgentEntity{Model: t.model, Id: "ghost"} }, nil},
 	{"AgentService/GetCharmArchive", func(t permTarget) proto.Message { return &pb.CharmRef{Model: t.model, Url: "local:ghost-0"} }, nil},
 	{"AgentService/ReceiverTasks", func(t permTarget) proto.Message { return &pb.AgentEntity{Model: t.model, Id: "ghost/0"} }, nil},
+	{"AgentService/UnitWorld", func(t permTarget) proto.Message { return &pb.UnitWorldRequest{Model: t.model, Unit: "ghost/0"} }, nil},
+	{"AgentService/MachineWorld", func(t permTarget) proto.Message { return &pb.MachineWorldRequest{Model: t.model, Id: "99"} }, nil},
 	{"AgentService/GetResource", func(t permTarget) proto.Message {
 		return &pb.AgentResourceRequest{Model: t.model, Unit: "ghost/0", Name: "test-file"}
 	}, nil},

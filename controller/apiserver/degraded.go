@@ -78,6 +78,8 @@ var degradedMethods = map[string]whenDegraded{
 	pb.AgentService_LogTask_FullMethodName:               refuse,
 	pb.AgentService_FinishTask_FullMethodName:            refuse,
 	pb.AgentService_GetResource_FullMethodName:           refuse, // records the revision the unit has
+	pb.AgentService_UnitWorld_FullMethodName:             serve,
+	pb.AgentService_MachineWorld_FullMethodName:          serve,
 
 	pb.ApplicationService_UploadCharm_FullMethodName:        refuse,
 	pb.ApplicationService_Deploy_FullMethodName:             refuse,

@@ -753,8 +753,13 @@ func (s *State) ReceiverTasks(ctx context.Context, uuid, receiver string) ([]*st
 	if err != nil {
 		return nil, fmt.Errorf("reading the tasks of %s: %w", receiver, err)
 	}
-	out := make([]*storepb.Task, 0, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
+	return decodeTasks(resp.Kvs)
+}
+
+// decodeTasks decodes a read of a task queue.
+func decodeTasks(kvs []*mvccpb.KeyValue) ([]*storepb.Task, error) {
+	out := make([]*storepb.Task, 0, len(kvs))
+	for _, kv := range kvs {
 		t := &storepb.Task{}
 		if err := unmarshal(kv, t); err != nil {
 			return nil, err

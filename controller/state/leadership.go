@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -214,15 +215,25 @@ type AgentApplication struct {
 // ReadAgentApplication reads an application with its leadership in one round trip (its
 // charm's options come from a cache).
 func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*AgentApplication, error) {
-	resp, err := s.kv.Txn(ctx).Then(
-		clientv3.OpGet(applicationKey(uuid, name)), clientv3.OpGet(leaseKey(uuid, name)),
-		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()), clientv3.OpGet(modelKey(uuid)),
-		clientv3.OpGet(controllerKey),
-	).Commit()
+	resp, err := s.kv.Txn(ctx).Then(agentApplicationOps(uuid, name)...).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading application %q: %w", name, err)
 	}
-	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	return s.decodeAgentApplication(ctx, uuid, name, resp.Responses)
+}
+
+// agentApplicationOps read what decodeAgentApplication takes, in this order.
+func agentApplicationOps(uuid, name string) []clientv3.Op {
+	return []clientv3.Op{
+		clientv3.OpGet(applicationKey(uuid, name)), clientv3.OpGet(leaseKey(uuid, name)),
+		clientv3.OpGet(leaderSettingsKey(uuid, name), clientv3.WithKeysOnly()), clientv3.OpGet(modelKey(uuid)),
+		clientv3.OpGet(controllerKey),
+	}
+}
+
+// decodeAgentApplication makes an AgentApplication of the answers to agentApplicationOps.
+func (s *State) decodeAgentApplication(ctx context.Context, uuid, name string, rs []*etcdserverpb.ResponseOp) (*AgentApplication, error) {
+	kvs := rs[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
 		return nil, apierr.Errorf(apierr.NotFound, "application %q not found", name)
 	}
@@ -230,20 +241,20 @@ func (s *State) ReadAgentApplication(ctx context.Context, uuid, name string) (*A
 	if err := proto.Unmarshal(kvs[0].Value, out.Application); err != nil {
 		return nil, fmt.Errorf("decoding application %q: %w", name, err)
 	}
-	if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
+	if kvs := rs[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
 		out.Leader = string(kvs[0].Value)
 	}
-	if kvs := resp.Responses[2].GetResponseRange().GetKvs(); len(kvs) > 0 {
+	if kvs := rs[2].GetResponseRange().GetKvs(); len(kvs) > 0 {
 		out.LeaderSettingsRevision = kvs[0].ModRevision
 	}
-	if kvs := resp.Responses[3].GetResponseRange().GetKvs(); len(kvs) > 0 {
+	if kvs := rs[3].GetResponseRange().GetKvs(); len(kvs) > 0 {
 		m := &storepb.Model{}
 		if err := proto.Unmarshal(kvs[0].Value, m); err != nil {
 			return nil, fmt.Errorf("decoding model %q: %w", uuid, err)
 		}
 		out.ModelName, out.ModelConfig = m.Name, m.Config
 	}
-	if kvs := resp.Responses[4].GetResponseRange().GetKvs(); len(kvs) > 0 {
+	if kvs := rs[4].GetResponseRange().GetKvs(); len(kvs) > 0 {
 		c := &storepb.Controller{}
 		if err := proto.Unmarshal(kvs[0].Value, c); err != nil {
 			return nil, fmt.Errorf("decoding controller: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -225,13 +226,18 @@ func (s *State) MachineUnits(ctx context.Context, uuid, id string) ([]*storepb.U
 	if err != nil {
 		return nil, fmt.Errorf("listing units of machine %s: %w", id, err)
 	}
-	if len(idx.Kvs) == 0 {
+	return s.machineUnitsAt(ctx, uuid, id, idx.Kvs, idx.Header.Revision)
+}
+
+// machineUnitsAt reads the units of a machine's index (its keys, read at rev) as of rev.
+func (s *State) machineUnitsAt(ctx context.Context, uuid, id string, idx []*mvccpb.KeyValue, rev int64) ([]*storepb.Unit, error) {
+	if len(idx) == 0 {
 		return nil, nil
 	}
-	ops := make([]clientv3.Op, 0, len(idx.Kvs))
+	ops := make([]clientv3.Op, 0, len(idx))
 	prefix := machineUnitsPrefix(uuid, id)
-	for _, kv := range idx.Kvs {
-		ops = append(ops, clientv3.OpGet(unitKey(uuid, string(kv.Key)[len(prefix):]), clientv3.WithRev(idx.Header.Revision)))
+	for _, kv := range idx {
+		ops = append(ops, clientv3.OpGet(unitKey(uuid, string(kv.Key)[len(prefix):]), clientv3.WithRev(rev)))
 	}
 	var out []*storepb.Unit
 	// Batches keep each read transaction under etcd's operation limit.

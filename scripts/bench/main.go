@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -38,6 +40,32 @@ func main() {
 	}
 }
 
+// stopOnSignal makes Ctrl-C (or kill) take the controller down with the bench: the figures
+// are lost anyway, and a controller left behind would eat the next run's CPU.
+func stopOnSignal() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "bench: %v: stopping the controller\n", sig)
+		cleanUp()
+		os.Exit(130)
+	}()
+}
+
+// cleanUp stops what a run that failed half-way left running, or it would eat the next run's
+// CPU (and its data directory goes below it). Its agent host too, even when jujud is down (a
+// restart figure failed half-way).
+func cleanUp() {
+	for _, f := range []string{"jujud.pid", "agents.pid"} {
+		if _, err := os.Stat(filepath.Join(ctrlDir(), f)); err == nil {
+			killControllerAndHost()
+			break
+		}
+	}
+	os.RemoveAll(data)
+}
+
 func run() error {
 	var err error
 	if root, err = os.Getwd(); err != nil {
@@ -54,18 +82,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// A run that failed half-way leaves its controller running: stop it, or it would eat
-		// the next run's CPU (and its data directory goes below it). Its agent host too, even
-		// when jujud is down (a restart figure failed half-way).
-		for _, f := range []string{"jujud.pid", "agents.pid"} {
-			if _, err := os.Stat(filepath.Join(ctrlDir(), f)); err == nil {
-				killControllerAndHost()
-				break
-			}
-		}
-		os.RemoveAll(data)
-	}()
+	defer cleanUp()
+	stopOnSignal()
 
 	if *scale > 0 {
 		if err := measureScale(*scale, *scaleBatch, *scaleFor); err != nil {

@@ -21,6 +21,279 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type UnitWorldRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Model string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Unit  string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	// As UnitRelationsRequest's: whose relations' members are listed.
+	MemberEndpoints []string `protobuf:"bytes,3,rep,name=member_endpoints,json=memberEndpoints,proto3" json:"member_endpoints,omitempty"`
+	AllMembers      bool     `protobuf:"varint,4,opt,name=all_members,json=allMembers,proto3" json:"all_members,omitempty"`
+	Tasks           bool     `protobuf:"varint,5,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UnitWorldRequest) Reset() {
+	*x = UnitWorldRequest{}
+	mi := &file_agent_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnitWorldRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnitWorldRequest) ProtoMessage() {}
+
+func (x *UnitWorldRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnitWorldRequest.ProtoReflect.Descriptor instead.
+func (*UnitWorldRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *UnitWorldRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *UnitWorldRequest) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *UnitWorldRequest) GetMemberEndpoints() []string {
+	if x != nil {
+		return x.MemberEndpoints
+	}
+	return nil
+}
+
+func (x *UnitWorldRequest) GetAllMembers() bool {
+	if x != nil {
+		return x.AllMembers
+	}
+	return false
+}
+
+func (x *UnitWorldRequest) GetTasks() bool {
+	if x != nil {
+		return x.Tasks
+	}
+	return false
+}
+
+type UnitWorldResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Unit          *AgentUnit             `protobuf:"bytes,1,opt,name=unit,proto3" json:"unit,omitempty"`
+	Application   *AgentApplication      `protobuf:"bytes,2,opt,name=application,proto3" json:"application,omitempty"`
+	Relations     []*AgentRelation       `protobuf:"bytes,3,rep,name=relations,proto3" json:"relations,omitempty"`
+	Tasks         []*Task                `protobuf:"bytes,4,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnitWorldResponse) Reset() {
+	*x = UnitWorldResponse{}
+	mi := &file_agent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnitWorldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnitWorldResponse) ProtoMessage() {}
+
+func (x *UnitWorldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnitWorldResponse.ProtoReflect.Descriptor instead.
+func (*UnitWorldResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *UnitWorldResponse) GetUnit() *AgentUnit {
+	if x != nil {
+		return x.Unit
+	}
+	return nil
+}
+
+func (x *UnitWorldResponse) GetApplication() *AgentApplication {
+	if x != nil {
+		return x.Application
+	}
+	return nil
+}
+
+func (x *UnitWorldResponse) GetRelations() []*AgentRelation {
+	if x != nil {
+		return x.Relations
+	}
+	return nil
+}
+
+func (x *UnitWorldResponse) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+type MachineWorldRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Machine       bool                   `protobuf:"varint,3,opt,name=machine,proto3" json:"machine,omitempty"`
+	Tasks         bool                   `protobuf:"varint,4,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MachineWorldRequest) Reset() {
+	*x = MachineWorldRequest{}
+	mi := &file_agent_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MachineWorldRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MachineWorldRequest) ProtoMessage() {}
+
+func (x *MachineWorldRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MachineWorldRequest.ProtoReflect.Descriptor instead.
+func (*MachineWorldRequest) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MachineWorldRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *MachineWorldRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MachineWorldRequest) GetMachine() bool {
+	if x != nil {
+		return x.Machine
+	}
+	return false
+}
+
+func (x *MachineWorldRequest) GetTasks() bool {
+	if x != nil {
+		return x.Tasks
+	}
+	return false
+}
+
+type MachineWorldResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Machine       *AgentMachine          `protobuf:"bytes,1,opt,name=machine,proto3" json:"machine,omitempty"`
+	Units         []*AgentUnit           `protobuf:"bytes,2,rep,name=units,proto3" json:"units,omitempty"`
+	Tasks         []*Task                `protobuf:"bytes,3,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MachineWorldResponse) Reset() {
+	*x = MachineWorldResponse{}
+	mi := &file_agent_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MachineWorldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MachineWorldResponse) ProtoMessage() {}
+
+func (x *MachineWorldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agent_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MachineWorldResponse.ProtoReflect.Descriptor instead.
+func (*MachineWorldResponse) Descriptor() ([]byte, []int) {
+	return file_agent_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *MachineWorldResponse) GetMachine() *AgentMachine {
+	if x != nil {
+		return x.Machine
+	}
+	return nil
+}
+
+func (x *MachineWorldResponse) GetUnits() []*AgentUnit {
+	if x != nil {
+		return x.Units
+	}
+	return nil
+}
+
+func (x *MachineWorldResponse) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 type AgentTasks struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tasks         []*Task                `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
@@ -30,7 +303,7 @@ type AgentTasks struct {
 
 func (x *AgentTasks) Reset() {
 	*x = AgentTasks{}
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -42,7 +315,7 @@ func (x *AgentTasks) String() string {
 func (*AgentTasks) ProtoMessage() {}
 
 func (x *AgentTasks) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[0]
+	mi := &file_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -55,7 +328,7 @@ func (x *AgentTasks) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentTasks.ProtoReflect.Descriptor instead.
 func (*AgentTasks) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{0}
+	return file_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AgentTasks) GetTasks() []*Task {
@@ -77,7 +350,7 @@ type AgentTaskRequest struct {
 
 func (x *AgentTaskRequest) Reset() {
 	*x = AgentTaskRequest{}
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -89,7 +362,7 @@ func (x *AgentTaskRequest) String() string {
 func (*AgentTaskRequest) ProtoMessage() {}
 
 func (x *AgentTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[1]
+	mi := &file_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -102,7 +375,7 @@ func (x *AgentTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentTaskRequest.ProtoReflect.Descriptor instead.
 func (*AgentTaskRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{1}
+	return file_agent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AgentTaskRequest) GetModel() string {
@@ -138,7 +411,7 @@ type LogTaskRequest struct {
 
 func (x *LogTaskRequest) Reset() {
 	*x = LogTaskRequest{}
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -150,7 +423,7 @@ func (x *LogTaskRequest) String() string {
 func (*LogTaskRequest) ProtoMessage() {}
 
 func (x *LogTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[2]
+	mi := &file_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -163,7 +436,7 @@ func (x *LogTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogTaskRequest.ProtoReflect.Descriptor instead.
 func (*LogTaskRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{2}
+	return file_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *LogTaskRequest) GetModel() string {
@@ -209,7 +482,7 @@ type FinishTaskRequest struct {
 
 func (x *FinishTaskRequest) Reset() {
 	*x = FinishTaskRequest{}
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -221,7 +494,7 @@ func (x *FinishTaskRequest) String() string {
 func (*FinishTaskRequest) ProtoMessage() {}
 
 func (x *FinishTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[3]
+	mi := &file_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -234,7 +507,7 @@ func (x *FinishTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinishTaskRequest.ProtoReflect.Descriptor instead.
 func (*FinishTaskRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{3}
+	return file_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FinishTaskRequest) GetModel() string {
@@ -290,7 +563,7 @@ type SetUnitCharmRequest struct {
 
 func (x *SetUnitCharmRequest) Reset() {
 	*x = SetUnitCharmRequest{}
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +575,7 @@ func (x *SetUnitCharmRequest) String() string {
 func (*SetUnitCharmRequest) ProtoMessage() {}
 
 func (x *SetUnitCharmRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[4]
+	mi := &file_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +588,7 @@ func (x *SetUnitCharmRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitCharmRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitCharmRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{4}
+	return file_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SetUnitCharmRequest) GetModel() string {
@@ -350,7 +623,7 @@ type AgentEntity struct {
 
 func (x *AgentEntity) Reset() {
 	*x = AgentEntity{}
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -362,7 +635,7 @@ func (x *AgentEntity) String() string {
 func (*AgentEntity) ProtoMessage() {}
 
 func (x *AgentEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[5]
+	mi := &file_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -375,7 +648,7 @@ func (x *AgentEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEntity.ProtoReflect.Descriptor instead.
 func (*AgentEntity) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{5}
+	return file_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AgentEntity) GetModel() string {
@@ -406,7 +679,7 @@ type AgentMachine struct {
 
 func (x *AgentMachine) Reset() {
 	*x = AgentMachine{}
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -418,7 +691,7 @@ func (x *AgentMachine) String() string {
 func (*AgentMachine) ProtoMessage() {}
 
 func (x *AgentMachine) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[6]
+	mi := &file_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -431,7 +704,7 @@ func (x *AgentMachine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentMachine.ProtoReflect.Descriptor instead.
 func (*AgentMachine) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{6}
+	return file_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AgentMachine) GetId() string {
@@ -500,7 +773,7 @@ type AgentUnit struct {
 
 func (x *AgentUnit) Reset() {
 	*x = AgentUnit{}
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -512,7 +785,7 @@ func (x *AgentUnit) String() string {
 func (*AgentUnit) ProtoMessage() {}
 
 func (x *AgentUnit) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[7]
+	mi := &file_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -525,7 +798,7 @@ func (x *AgentUnit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnit.ProtoReflect.Descriptor instead.
 func (*AgentUnit) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{7}
+	return file_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AgentUnit) GetName() string {
@@ -635,7 +908,7 @@ type AgentUnits struct {
 
 func (x *AgentUnits) Reset() {
 	*x = AgentUnits{}
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +920,7 @@ func (x *AgentUnits) String() string {
 func (*AgentUnits) ProtoMessage() {}
 
 func (x *AgentUnits) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[8]
+	mi := &file_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +933,7 @@ func (x *AgentUnits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentUnits.ProtoReflect.Descriptor instead.
 func (*AgentUnits) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{8}
+	return file_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AgentUnits) GetUnits() []*AgentUnit {
@@ -681,7 +954,7 @@ type SetStatusRequest struct {
 
 func (x *SetStatusRequest) Reset() {
 	*x = SetStatusRequest{}
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +966,7 @@ func (x *SetStatusRequest) String() string {
 func (*SetStatusRequest) ProtoMessage() {}
 
 func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[9]
+	mi := &file_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +979,7 @@ func (x *SetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{9}
+	return file_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SetStatusRequest) GetModel() string {
@@ -738,7 +1011,7 @@ type SetStatusResponse struct {
 
 func (x *SetStatusResponse) Reset() {
 	*x = SetStatusResponse{}
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +1023,7 @@ func (x *SetStatusResponse) String() string {
 func (*SetStatusResponse) ProtoMessage() {}
 
 func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[10]
+	mi := &file_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +1036,7 @@ func (x *SetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatusResponse.ProtoReflect.Descriptor instead.
 func (*SetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{10}
+	return file_agent_proto_rawDescGZIP(), []int{14}
 }
 
 type SetPasswordRequest struct {
@@ -777,7 +1050,7 @@ type SetPasswordRequest struct {
 
 func (x *SetPasswordRequest) Reset() {
 	*x = SetPasswordRequest{}
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -789,7 +1062,7 @@ func (x *SetPasswordRequest) String() string {
 func (*SetPasswordRequest) ProtoMessage() {}
 
 func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[11]
+	mi := &file_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -802,7 +1075,7 @@ func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
 func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{11}
+	return file_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetPasswordRequest) GetModel() string {
@@ -834,7 +1107,7 @@ type SetPasswordResponse struct {
 
 func (x *SetPasswordResponse) Reset() {
 	*x = SetPasswordResponse{}
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +1119,7 @@ func (x *SetPasswordResponse) String() string {
 func (*SetPasswordResponse) ProtoMessage() {}
 
 func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[12]
+	mi := &file_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +1132,7 @@ func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
 func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{12}
+	return file_agent_proto_rawDescGZIP(), []int{16}
 }
 
 type SetUnitStatusRequest struct {
@@ -876,7 +1149,7 @@ type SetUnitStatusRequest struct {
 
 func (x *SetUnitStatusRequest) Reset() {
 	*x = SetUnitStatusRequest{}
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +1161,7 @@ func (x *SetUnitStatusRequest) String() string {
 func (*SetUnitStatusRequest) ProtoMessage() {}
 
 func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[13]
+	mi := &file_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +1174,7 @@ func (x *SetUnitStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitStatusRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitStatusRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{13}
+	return file_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SetUnitStatusRequest) GetModel() string {
@@ -949,7 +1222,7 @@ type CharmRef struct {
 
 func (x *CharmRef) Reset() {
 	*x = CharmRef{}
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1234,7 @@ func (x *CharmRef) String() string {
 func (*CharmRef) ProtoMessage() {}
 
 func (x *CharmRef) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[14]
+	mi := &file_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1247,7 @@ func (x *CharmRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmRef.ProtoReflect.Descriptor instead.
 func (*CharmRef) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{14}
+	return file_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CharmRef) GetModel() string {
@@ -1001,7 +1274,7 @@ type CharmArchive struct {
 
 func (x *CharmArchive) Reset() {
 	*x = CharmArchive{}
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1286,7 @@ func (x *CharmArchive) String() string {
 func (*CharmArchive) ProtoMessage() {}
 
 func (x *CharmArchive) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[15]
+	mi := &file_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1299,7 @@ func (x *CharmArchive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmArchive.ProtoReflect.Descriptor instead.
 func (*CharmArchive) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{15}
+	return file_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CharmArchive) GetUrl() string {
@@ -1076,7 +1349,7 @@ type AgentApplication struct {
 
 func (x *AgentApplication) Reset() {
 	*x = AgentApplication{}
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1088,7 +1361,7 @@ func (x *AgentApplication) String() string {
 func (*AgentApplication) ProtoMessage() {}
 
 func (x *AgentApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[16]
+	mi := &file_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1101,7 +1374,7 @@ func (x *AgentApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentApplication.ProtoReflect.Descriptor instead.
 func (*AgentApplication) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{16}
+	return file_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AgentApplication) GetName() string {
@@ -1223,7 +1496,7 @@ type AgentRelation struct {
 
 func (x *AgentRelation) Reset() {
 	*x = AgentRelation{}
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1235,7 +1508,7 @@ func (x *AgentRelation) String() string {
 func (*AgentRelation) ProtoMessage() {}
 
 func (x *AgentRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[17]
+	mi := &file_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1248,7 +1521,7 @@ func (x *AgentRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelation.ProtoReflect.Descriptor instead.
 func (*AgentRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{17}
+	return file_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AgentRelation) GetId() int64 {
@@ -1346,7 +1619,7 @@ type RelationMember struct {
 
 func (x *RelationMember) Reset() {
 	*x = RelationMember{}
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +1631,7 @@ func (x *RelationMember) String() string {
 func (*RelationMember) ProtoMessage() {}
 
 func (x *RelationMember) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[18]
+	mi := &file_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +1644,7 @@ func (x *RelationMember) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationMember.ProtoReflect.Descriptor instead.
 func (*RelationMember) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{18}
+	return file_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RelationMember) GetUnit() string {
@@ -1405,7 +1678,7 @@ type RelationSettingsRequest struct {
 
 func (x *RelationSettingsRequest) Reset() {
 	*x = RelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1690,7 @@ func (x *RelationSettingsRequest) String() string {
 func (*RelationSettingsRequest) ProtoMessage() {}
 
 func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[19]
+	mi := &file_agent_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1703,7 @@ func (x *RelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*RelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{19}
+	return file_agent_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RelationSettingsRequest) GetModel() string {
@@ -1477,7 +1750,7 @@ type RelationSettingsResponse struct {
 
 func (x *RelationSettingsResponse) Reset() {
 	*x = RelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1489,7 +1762,7 @@ func (x *RelationSettingsResponse) String() string {
 func (*RelationSettingsResponse) ProtoMessage() {}
 
 func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[20]
+	mi := &file_agent_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1502,7 +1775,7 @@ func (x *RelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*RelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{20}
+	return file_agent_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RelationSettingsResponse) GetSettings() map[string]string {
@@ -1527,7 +1800,7 @@ type SetRelationSettingsRequest struct {
 
 func (x *SetRelationSettingsRequest) Reset() {
 	*x = SetRelationSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1539,7 +1812,7 @@ func (x *SetRelationSettingsRequest) String() string {
 func (*SetRelationSettingsRequest) ProtoMessage() {}
 
 func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[21]
+	mi := &file_agent_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1552,7 +1825,7 @@ func (x *SetRelationSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{21}
+	return file_agent_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SetRelationSettingsRequest) GetModel() string {
@@ -1600,7 +1873,7 @@ type SetRelationSettingsResponse struct {
 
 func (x *SetRelationSettingsResponse) Reset() {
 	*x = SetRelationSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1612,7 +1885,7 @@ func (x *SetRelationSettingsResponse) String() string {
 func (*SetRelationSettingsResponse) ProtoMessage() {}
 
 func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[22]
+	mi := &file_agent_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1625,7 +1898,7 @@ func (x *SetRelationSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRelationSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetRelationSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{22}
+	return file_agent_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SetRelationSettingsResponse) GetChanged() bool {
@@ -1646,7 +1919,7 @@ type ClaimLeadershipRequest struct {
 
 func (x *ClaimLeadershipRequest) Reset() {
 	*x = ClaimLeadershipRequest{}
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1931,7 @@ func (x *ClaimLeadershipRequest) String() string {
 func (*ClaimLeadershipRequest) ProtoMessage() {}
 
 func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[23]
+	mi := &file_agent_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1944,7 @@ func (x *ClaimLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{23}
+	return file_agent_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ClaimLeadershipRequest) GetModel() string {
@@ -1708,7 +1981,7 @@ type ClaimLeadershipResponse struct {
 
 func (x *ClaimLeadershipResponse) Reset() {
 	*x = ClaimLeadershipResponse{}
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1720,7 +1993,7 @@ func (x *ClaimLeadershipResponse) String() string {
 func (*ClaimLeadershipResponse) ProtoMessage() {}
 
 func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[24]
+	mi := &file_agent_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1733,7 +2006,7 @@ func (x *ClaimLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*ClaimLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{24}
+	return file_agent_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ClaimLeadershipResponse) GetHeld() bool {
@@ -1767,7 +2040,7 @@ type LeaderSettingsResponse struct {
 
 func (x *LeaderSettingsResponse) Reset() {
 	*x = LeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +2052,7 @@ func (x *LeaderSettingsResponse) String() string {
 func (*LeaderSettingsResponse) ProtoMessage() {}
 
 func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[25]
+	mi := &file_agent_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +2065,7 @@ func (x *LeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*LeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{25}
+	return file_agent_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LeaderSettingsResponse) GetSettings() map[string]string {
@@ -1821,7 +2094,7 @@ type SetLeaderSettingsRequest struct {
 
 func (x *SetLeaderSettingsRequest) Reset() {
 	*x = SetLeaderSettingsRequest{}
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1833,7 +2106,7 @@ func (x *SetLeaderSettingsRequest) String() string {
 func (*SetLeaderSettingsRequest) ProtoMessage() {}
 
 func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[26]
+	mi := &file_agent_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1846,7 +2119,7 @@ func (x *SetLeaderSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsRequest.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{26}
+	return file_agent_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetLeaderSettingsRequest) GetModel() string {
@@ -1878,7 +2151,7 @@ type SetLeaderSettingsResponse struct {
 
 func (x *SetLeaderSettingsResponse) Reset() {
 	*x = SetLeaderSettingsResponse{}
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1890,7 +2163,7 @@ func (x *SetLeaderSettingsResponse) String() string {
 func (*SetLeaderSettingsResponse) ProtoMessage() {}
 
 func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[27]
+	mi := &file_agent_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1903,7 +2176,7 @@ func (x *SetLeaderSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetLeaderSettingsResponse.ProtoReflect.Descriptor instead.
 func (*SetLeaderSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{27}
+	return file_agent_proto_rawDescGZIP(), []int{31}
 }
 
 type SetUnitPortsRequest struct {
@@ -1919,7 +2192,7 @@ type SetUnitPortsRequest struct {
 
 func (x *SetUnitPortsRequest) Reset() {
 	*x = SetUnitPortsRequest{}
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2204,7 @@ func (x *SetUnitPortsRequest) String() string {
 func (*SetUnitPortsRequest) ProtoMessage() {}
 
 func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[28]
+	mi := &file_agent_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2217,7 @@ func (x *SetUnitPortsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsRequest.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{28}
+	return file_agent_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetUnitPortsRequest) GetModel() string {
@@ -1985,7 +2258,7 @@ type SetUnitPortsResponse struct {
 
 func (x *SetUnitPortsResponse) Reset() {
 	*x = SetUnitPortsResponse{}
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2270,7 @@ func (x *SetUnitPortsResponse) String() string {
 func (*SetUnitPortsResponse) ProtoMessage() {}
 
 func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[29]
+	mi := &file_agent_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2283,7 @@ func (x *SetUnitPortsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetUnitPortsResponse.ProtoReflect.Descriptor instead.
 func (*SetUnitPortsResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{29}
+	return file_agent_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SetUnitPortsResponse) GetOpenPorts() []string {
@@ -2031,7 +2304,7 @@ type SetApplicationVersionRequest struct {
 
 func (x *SetApplicationVersionRequest) Reset() {
 	*x = SetApplicationVersionRequest{}
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2043,7 +2316,7 @@ func (x *SetApplicationVersionRequest) String() string {
 func (*SetApplicationVersionRequest) ProtoMessage() {}
 
 func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[30]
+	mi := &file_agent_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2056,7 +2329,7 @@ func (x *SetApplicationVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetApplicationVersionRequest.ProtoReflect.Descriptor instead.
 func (*SetApplicationVersionRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{30}
+	return file_agent_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SetApplicationVersionRequest) GetModel() string {
@@ -2095,7 +2368,7 @@ type UnitRelationsRequest struct {
 
 func (x *UnitRelationsRequest) Reset() {
 	*x = UnitRelationsRequest{}
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2380,7 @@ func (x *UnitRelationsRequest) String() string {
 func (*UnitRelationsRequest) ProtoMessage() {}
 
 func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[31]
+	mi := &file_agent_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2120,7 +2393,7 @@ func (x *UnitRelationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnitRelationsRequest.ProtoReflect.Descriptor instead.
 func (*UnitRelationsRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{31}
+	return file_agent_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UnitRelationsRequest) GetModel() string {
@@ -2160,7 +2433,7 @@ type AgentRelations struct {
 
 func (x *AgentRelations) Reset() {
 	*x = AgentRelations{}
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2172,7 +2445,7 @@ func (x *AgentRelations) String() string {
 func (*AgentRelations) ProtoMessage() {}
 
 func (x *AgentRelations) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[32]
+	mi := &file_agent_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2185,7 +2458,7 @@ func (x *AgentRelations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentRelations.ProtoReflect.Descriptor instead.
 func (*AgentRelations) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{32}
+	return file_agent_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AgentRelations) GetRelations() []*AgentRelation {
@@ -2208,7 +2481,7 @@ type ScopeRequest struct {
 
 func (x *ScopeRequest) Reset() {
 	*x = ScopeRequest{}
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2220,7 +2493,7 @@ func (x *ScopeRequest) String() string {
 func (*ScopeRequest) ProtoMessage() {}
 
 func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[33]
+	mi := &file_agent_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2233,7 +2506,7 @@ func (x *ScopeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeRequest.ProtoReflect.Descriptor instead.
 func (*ScopeRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{33}
+	return file_agent_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ScopeRequest) GetModel() string {
@@ -2276,7 +2549,7 @@ type ScopeResponse struct {
 
 func (x *ScopeResponse) Reset() {
 	*x = ScopeResponse{}
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2288,7 +2561,7 @@ func (x *ScopeResponse) String() string {
 func (*ScopeResponse) ProtoMessage() {}
 
 func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[34]
+	mi := &file_agent_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2301,7 +2574,7 @@ func (x *ScopeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeResponse.ProtoReflect.Descriptor instead.
 func (*ScopeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{34}
+	return file_agent_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ScopeResponse) GetSubordinate() string {
@@ -2328,7 +2601,7 @@ type LifeResponse struct {
 
 func (x *LifeResponse) Reset() {
 	*x = LifeResponse{}
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2340,7 +2613,7 @@ func (x *LifeResponse) String() string {
 func (*LifeResponse) ProtoMessage() {}
 
 func (x *LifeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[35]
+	mi := &file_agent_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2353,7 +2626,7 @@ func (x *LifeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifeResponse.ProtoReflect.Descriptor instead.
 func (*LifeResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{35}
+	return file_agent_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LifeResponse) GetLife() string {
@@ -2374,7 +2647,7 @@ type ApplicationStatusResponse struct {
 
 func (x *ApplicationStatusResponse) Reset() {
 	*x = ApplicationStatusResponse{}
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2386,7 +2659,7 @@ func (x *ApplicationStatusResponse) String() string {
 func (*ApplicationStatusResponse) ProtoMessage() {}
 
 func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[36]
+	mi := &file_agent_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2672,7 @@ func (x *ApplicationStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationStatusResponse.ProtoReflect.Descriptor instead.
 func (*ApplicationStatusResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{36}
+	return file_agent_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ApplicationStatusResponse) GetApplication() *StatusInfo {
@@ -2425,7 +2698,7 @@ type CharmStateResponse struct {
 
 func (x *CharmStateResponse) Reset() {
 	*x = CharmStateResponse{}
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2710,7 @@ func (x *CharmStateResponse) String() string {
 func (*CharmStateResponse) ProtoMessage() {}
 
 func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[37]
+	mi := &file_agent_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2723,7 @@ func (x *CharmStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CharmStateResponse.ProtoReflect.Descriptor instead.
 func (*CharmStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{37}
+	return file_agent_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CharmStateResponse) GetState() map[string]string {
@@ -2472,7 +2745,7 @@ type SetCharmStateRequest struct {
 
 func (x *SetCharmStateRequest) Reset() {
 	*x = SetCharmStateRequest{}
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2757,7 @@ func (x *SetCharmStateRequest) String() string {
 func (*SetCharmStateRequest) ProtoMessage() {}
 
 func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[38]
+	mi := &file_agent_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2770,7 @@ func (x *SetCharmStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCharmStateRequest.ProtoReflect.Descriptor instead.
 func (*SetCharmStateRequest) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{38}
+	return file_agent_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SetCharmStateRequest) GetModel() string {
@@ -2533,7 +2806,7 @@ type GoalStateResponse struct {
 
 func (x *GoalStateResponse) Reset() {
 	*x = GoalStateResponse{}
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2818,7 @@ func (x *GoalStateResponse) String() string {
 func (*GoalStateResponse) ProtoMessage() {}
 
 func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[39]
+	mi := &file_agent_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2831,7 @@ func (x *GoalStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStateResponse.ProtoReflect.Descriptor instead.
 func (*GoalStateResponse) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{39}
+	return file_agent_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GoalStateResponse) GetUnits() map[string]*GoalStatus {
@@ -2585,7 +2858,7 @@ type GoalRelation struct {
 
 func (x *GoalRelation) Reset() {
 	*x = GoalRelation{}
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2597,7 +2870,7 @@ func (x *GoalRelation) String() string {
 func (*GoalRelation) ProtoMessage() {}
 
 func (x *GoalRelation) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[40]
+	mi := &file_agent_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2610,7 +2883,7 @@ func (x *GoalRelation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalRelation.ProtoReflect.Descriptor instead.
 func (*GoalRelation) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{40}
+	return file_agent_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GoalRelation) GetMembers() map[string]*GoalStatus {
@@ -2630,7 +2903,7 @@ type GoalStatus struct {
 
 func (x *GoalStatus) Reset() {
 	*x = GoalStatus{}
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2642,7 +2915,7 @@ func (x *GoalStatus) String() string {
 func (*GoalStatus) ProtoMessage() {}
 
 func (x *GoalStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[41]
+	mi := &file_agent_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2655,7 +2928,7 @@ func (x *GoalStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoalStatus.ProtoReflect.Descriptor instead.
 func (*GoalStatus) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{41}
+	return file_agent_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GoalStatus) GetStatus() string {
@@ -2693,7 +2966,7 @@ type CloudSpec struct {
 
 func (x *CloudSpec) Reset() {
 	*x = CloudSpec{}
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2705,7 +2978,7 @@ func (x *CloudSpec) String() string {
 func (*CloudSpec) ProtoMessage() {}
 
 func (x *CloudSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[42]
+	mi := &file_agent_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2718,7 +2991,7 @@ func (x *CloudSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloudSpec.ProtoReflect.Descriptor instead.
 func (*CloudSpec) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{42}
+	return file_agent_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CloudSpec) GetType() string {
@@ -2803,7 +3076,7 @@ type CloudCredential struct {
 
 func (x *CloudCredential) Reset() {
 	*x = CloudCredential{}
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2815,7 +3088,7 @@ func (x *CloudCredential) String() string {
 func (*CloudCredential) ProtoMessage() {}
 
 func (x *CloudCredential) ProtoReflect() protoreflect.Message {
-	mi := &file_agent_proto_msgTypes[43]
+	mi := &file_agent_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2828,7 +3101,7 @@ func (x *CloudCredential) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloudCredential.ProtoReflect.Descriptor instead.
 func (*CloudCredential) Descriptor() ([]byte, []int) {
-	return file_agent_proto_rawDescGZIP(), []int{43}
+	return file_agent_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CloudCredential) GetAuthType() string {
@@ -2856,7 +3129,28 @@ var File_agent_proto protoreflect.FileDescriptor
 
 const file_agent_proto_rawDesc = "" +
 	"\n" +
-	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\faction.proto\x1a\x0eresource.proto\"1\n" +
+	"\vagent.proto\x12\ajuju.v1\x1a\fcommon.proto\x1a\faction.proto\x1a\x0eresource.proto\"\x9e\x01\n" +
+	"\x10UnitWorldRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12)\n" +
+	"\x10member_endpoints\x18\x03 \x03(\tR\x0fmemberEndpoints\x12\x1f\n" +
+	"\vall_members\x18\x04 \x01(\bR\n" +
+	"allMembers\x12\x14\n" +
+	"\x05tasks\x18\x05 \x01(\bR\x05tasks\"\xd3\x01\n" +
+	"\x11UnitWorldResponse\x12&\n" +
+	"\x04unit\x18\x01 \x01(\v2\x12.juju.v1.AgentUnitR\x04unit\x12;\n" +
+	"\vapplication\x18\x02 \x01(\v2\x19.juju.v1.AgentApplicationR\vapplication\x124\n" +
+	"\trelations\x18\x03 \x03(\v2\x16.juju.v1.AgentRelationR\trelations\x12#\n" +
+	"\x05tasks\x18\x04 \x03(\v2\r.juju.v1.TaskR\x05tasks\"k\n" +
+	"\x13MachineWorldRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x18\n" +
+	"\amachine\x18\x03 \x01(\bR\amachine\x12\x14\n" +
+	"\x05tasks\x18\x04 \x01(\bR\x05tasks\"\x96\x01\n" +
+	"\x14MachineWorldResponse\x12/\n" +
+	"\amachine\x18\x01 \x01(\v2\x15.juju.v1.AgentMachineR\amachine\x12(\n" +
+	"\x05units\x18\x02 \x03(\v2\x12.juju.v1.AgentUnitR\x05units\x12#\n" +
+	"\x05tasks\x18\x03 \x03(\v2\r.juju.v1.TaskR\x05tasks\"1\n" +
 	"\n" +
 	"AgentTasks\x12#\n" +
 	"\x05tasks\x18\x01 \x03(\v2\r.juju.v1.TaskR\x05tasks\"T\n" +
@@ -3115,7 +3409,7 @@ const file_agent_proto_rawDesc = "" +
 	"\n" +
 	"AttrsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xb1\x13\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xc2\x14\n" +
 	"\fAgentService\x129\n" +
 	"\n" +
 	"GetMachine\x12\x14.juju.v1.AgentEntity\x1a\x15.juju.v1.AgentMachine\x12I\n" +
@@ -3157,7 +3451,9 @@ const file_agent_proto_rawDesc = "" +
 	"\aLogTask\x12\x17.juju.v1.LogTaskRequest\x1a\x1a.juju.v1.SetStatusResponse\x12D\n" +
 	"\n" +
 	"FinishTask\x12\x1a.juju.v1.FinishTaskRequest\x1a\x1a.juju.v1.SetStatusResponse\x12L\n" +
-	"\vGetResource\x12\x1d.juju.v1.AgentResourceRequest\x1a\x1e.juju.v1.AgentResourceResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
+	"\vGetResource\x12\x1d.juju.v1.AgentResourceRequest\x1a\x1e.juju.v1.AgentResourceResponse\x12B\n" +
+	"\tUnitWorld\x12\x19.juju.v1.UnitWorldRequest\x1a\x1a.juju.v1.UnitWorldResponse\x12K\n" +
+	"\fMachineWorld\x12\x1c.juju.v1.MachineWorldRequest\x1a\x1d.juju.v1.MachineWorldResponseB0Z.github.com/jujuclone/juju/api/jujupb/v1;jujupbb\x06proto3"
 
 var (
 	file_agent_proto_rawDescOnce sync.Once
@@ -3171,176 +3467,191 @@ func file_agent_proto_rawDescGZIP() []byte {
 	return file_agent_proto_rawDescData
 }
 
-var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_agent_proto_goTypes = []any{
-	(*AgentTasks)(nil),                   // 0: juju.v1.AgentTasks
-	(*AgentTaskRequest)(nil),             // 1: juju.v1.AgentTaskRequest
-	(*LogTaskRequest)(nil),               // 2: juju.v1.LogTaskRequest
-	(*FinishTaskRequest)(nil),            // 3: juju.v1.FinishTaskRequest
-	(*SetUnitCharmRequest)(nil),          // 4: juju.v1.SetUnitCharmRequest
-	(*AgentEntity)(nil),                  // 5: juju.v1.AgentEntity
-	(*AgentMachine)(nil),                 // 6: juju.v1.AgentMachine
-	(*AgentUnit)(nil),                    // 7: juju.v1.AgentUnit
-	(*AgentUnits)(nil),                   // 8: juju.v1.AgentUnits
-	(*SetStatusRequest)(nil),             // 9: juju.v1.SetStatusRequest
-	(*SetStatusResponse)(nil),            // 10: juju.v1.SetStatusResponse
-	(*SetPasswordRequest)(nil),           // 11: juju.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),          // 12: juju.v1.SetPasswordResponse
-	(*SetUnitStatusRequest)(nil),         // 13: juju.v1.SetUnitStatusRequest
-	(*CharmRef)(nil),                     // 14: juju.v1.CharmRef
-	(*CharmArchive)(nil),                 // 15: juju.v1.CharmArchive
-	(*AgentApplication)(nil),             // 16: juju.v1.AgentApplication
-	(*AgentRelation)(nil),                // 17: juju.v1.AgentRelation
-	(*RelationMember)(nil),               // 18: juju.v1.RelationMember
-	(*RelationSettingsRequest)(nil),      // 19: juju.v1.RelationSettingsRequest
-	(*RelationSettingsResponse)(nil),     // 20: juju.v1.RelationSettingsResponse
-	(*SetRelationSettingsRequest)(nil),   // 21: juju.v1.SetRelationSettingsRequest
-	(*SetRelationSettingsResponse)(nil),  // 22: juju.v1.SetRelationSettingsResponse
-	(*ClaimLeadershipRequest)(nil),       // 23: juju.v1.ClaimLeadershipRequest
-	(*ClaimLeadershipResponse)(nil),      // 24: juju.v1.ClaimLeadershipResponse
-	(*LeaderSettingsResponse)(nil),       // 25: juju.v1.LeaderSettingsResponse
-	(*SetLeaderSettingsRequest)(nil),     // 26: juju.v1.SetLeaderSettingsRequest
-	(*SetLeaderSettingsResponse)(nil),    // 27: juju.v1.SetLeaderSettingsResponse
-	(*SetUnitPortsRequest)(nil),          // 28: juju.v1.SetUnitPortsRequest
-	(*SetUnitPortsResponse)(nil),         // 29: juju.v1.SetUnitPortsResponse
-	(*SetApplicationVersionRequest)(nil), // 30: juju.v1.SetApplicationVersionRequest
-	(*UnitRelationsRequest)(nil),         // 31: juju.v1.UnitRelationsRequest
-	(*AgentRelations)(nil),               // 32: juju.v1.AgentRelations
-	(*ScopeRequest)(nil),                 // 33: juju.v1.ScopeRequest
-	(*ScopeResponse)(nil),                // 34: juju.v1.ScopeResponse
-	(*LifeResponse)(nil),                 // 35: juju.v1.LifeResponse
-	(*ApplicationStatusResponse)(nil),    // 36: juju.v1.ApplicationStatusResponse
-	(*CharmStateResponse)(nil),           // 37: juju.v1.CharmStateResponse
-	(*SetCharmStateRequest)(nil),         // 38: juju.v1.SetCharmStateRequest
-	(*GoalStateResponse)(nil),            // 39: juju.v1.GoalStateResponse
-	(*GoalRelation)(nil),                 // 40: juju.v1.GoalRelation
-	(*GoalStatus)(nil),                   // 41: juju.v1.GoalStatus
-	(*CloudSpec)(nil),                    // 42: juju.v1.CloudSpec
-	(*CloudCredential)(nil),              // 43: juju.v1.CloudCredential
-	nil,                                  // 44: juju.v1.AgentApplication.ModelConfigEntry
-	nil,                                  // 45: juju.v1.RelationSettingsResponse.SettingsEntry
-	nil,                                  // 46: juju.v1.SetRelationSettingsRequest.SettingsEntry
-	nil,                                  // 47: juju.v1.LeaderSettingsResponse.SettingsEntry
-	nil,                                  // 48: juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	nil,                                  // 49: juju.v1.ScopeRequest.SettingsEntry
-	nil,                                  // 50: juju.v1.ApplicationStatusResponse.UnitsEntry
-	nil,                                  // 51: juju.v1.CharmStateResponse.StateEntry
-	nil,                                  // 52: juju.v1.SetCharmStateRequest.StateEntry
-	nil,                                  // 53: juju.v1.GoalStateResponse.UnitsEntry
-	nil,                                  // 54: juju.v1.GoalStateResponse.RelationsEntry
-	nil,                                  // 55: juju.v1.GoalRelation.MembersEntry
-	nil,                                  // 56: juju.v1.CloudCredential.AttrsEntry
-	(*Task)(nil),                         // 57: juju.v1.Task
-	(*Base)(nil),                         // 58: juju.v1.Base
-	(*StatusInfo)(nil),                   // 59: juju.v1.StatusInfo
-	(*AgentResourceRequest)(nil),         // 60: juju.v1.AgentResourceRequest
-	(*AgentResourceResponse)(nil),        // 61: juju.v1.AgentResourceResponse
+	(*UnitWorldRequest)(nil),             // 0: juju.v1.UnitWorldRequest
+	(*UnitWorldResponse)(nil),            // 1: juju.v1.UnitWorldResponse
+	(*MachineWorldRequest)(nil),          // 2: juju.v1.MachineWorldRequest
+	(*MachineWorldResponse)(nil),         // 3: juju.v1.MachineWorldResponse
+	(*AgentTasks)(nil),                   // 4: juju.v1.AgentTasks
+	(*AgentTaskRequest)(nil),             // 5: juju.v1.AgentTaskRequest
+	(*LogTaskRequest)(nil),               // 6: juju.v1.LogTaskRequest
+	(*FinishTaskRequest)(nil),            // 7: juju.v1.FinishTaskRequest
+	(*SetUnitCharmRequest)(nil),          // 8: juju.v1.SetUnitCharmRequest
+	(*AgentEntity)(nil),                  // 9: juju.v1.AgentEntity
+	(*AgentMachine)(nil),                 // 10: juju.v1.AgentMachine
+	(*AgentUnit)(nil),                    // 11: juju.v1.AgentUnit
+	(*AgentUnits)(nil),                   // 12: juju.v1.AgentUnits
+	(*SetStatusRequest)(nil),             // 13: juju.v1.SetStatusRequest
+	(*SetStatusResponse)(nil),            // 14: juju.v1.SetStatusResponse
+	(*SetPasswordRequest)(nil),           // 15: juju.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),          // 16: juju.v1.SetPasswordResponse
+	(*SetUnitStatusRequest)(nil),         // 17: juju.v1.SetUnitStatusRequest
+	(*CharmRef)(nil),                     // 18: juju.v1.CharmRef
+	(*CharmArchive)(nil),                 // 19: juju.v1.CharmArchive
+	(*AgentApplication)(nil),             // 20: juju.v1.AgentApplication
+	(*AgentRelation)(nil),                // 21: juju.v1.AgentRelation
+	(*RelationMember)(nil),               // 22: juju.v1.RelationMember
+	(*RelationSettingsRequest)(nil),      // 23: juju.v1.RelationSettingsRequest
+	(*RelationSettingsResponse)(nil),     // 24: juju.v1.RelationSettingsResponse
+	(*SetRelationSettingsRequest)(nil),   // 25: juju.v1.SetRelationSettingsRequest
+	(*SetRelationSettingsResponse)(nil),  // 26: juju.v1.SetRelationSettingsResponse
+	(*ClaimLeadershipRequest)(nil),       // 27: juju.v1.ClaimLeadershipRequest
+	(*ClaimLeadershipResponse)(nil),      // 28: juju.v1.ClaimLeadershipResponse
+	(*LeaderSettingsResponse)(nil),       // 29: juju.v1.LeaderSettingsResponse
+	(*SetLeaderSettingsRequest)(nil),     // 30: juju.v1.SetLeaderSettingsRequest
+	(*SetLeaderSettingsResponse)(nil),    // 31: juju.v1.SetLeaderSettingsResponse
+	(*SetUnitPortsRequest)(nil),          // 32: juju.v1.SetUnitPortsRequest
+	(*SetUnitPortsResponse)(nil),         // 33: juju.v1.SetUnitPortsResponse
+	(*SetApplicationVersionRequest)(nil), // 34: juju.v1.SetApplicationVersionRequest
+	(*UnitRelationsRequest)(nil),         // 35: juju.v1.UnitRelationsRequest
+	(*AgentRelations)(nil),               // 36: juju.v1.AgentRelations
+	(*ScopeRequest)(nil),                 // 37: juju.v1.ScopeRequest
+	(*ScopeResponse)(nil),                // 38: juju.v1.ScopeResponse
+	(*LifeResponse)(nil),                 // 39: juju.v1.LifeResponse
+	(*ApplicationStatusResponse)(nil),    // 40: juju.v1.ApplicationStatusResponse
+	(*CharmStateResponse)(nil),           // 41: juju.v1.CharmStateResponse
+	(*SetCharmStateRequest)(nil),         // 42: juju.v1.SetCharmStateRequest
+	(*GoalStateResponse)(nil),            // 43: juju.v1.GoalStateResponse
+	(*GoalRelation)(nil),                 // 44: juju.v1.GoalRelation
+	(*GoalStatus)(nil),                   // 45: juju.v1.GoalStatus
+	(*CloudSpec)(nil),                    // 46: juju.v1.CloudSpec
+	(*CloudCredential)(nil),              // 47: juju.v1.CloudCredential
+	nil,                                  // 48: juju.v1.AgentApplication.ModelConfigEntry
+	nil,                                  // 49: juju.v1.RelationSettingsResponse.SettingsEntry
+	nil,                                  // 50: juju.v1.SetRelationSettingsRequest.SettingsEntry
+	nil,                                  // 51: juju.v1.LeaderSettingsResponse.SettingsEntry
+	nil,                                  // 52: juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	nil,                                  // 53: juju.v1.ScopeRequest.SettingsEntry
+	nil,                                  // 54: juju.v1.ApplicationStatusResponse.UnitsEntry
+	nil,                                  // 55: juju.v1.CharmStateResponse.StateEntry
+	nil,                                  // 56: juju.v1.SetCharmStateRequest.StateEntry
+	nil,                                  // 57: juju.v1.GoalStateResponse.UnitsEntry
+	nil,                                  // 58: juju.v1.GoalStateResponse.RelationsEntry
+	nil,                                  // 59: juju.v1.GoalRelation.MembersEntry
+	nil,                                  // 60: juju.v1.CloudCredential.AttrsEntry
+	(*Task)(nil),                         // 61: juju.v1.Task
+	(*Base)(nil),                         // 62: juju.v1.Base
+	(*StatusInfo)(nil),                   // 63: juju.v1.StatusInfo
+	(*AgentResourceRequest)(nil),         // 64: juju.v1.AgentResourceRequest
+	(*AgentResourceResponse)(nil),        // 65: juju.v1.AgentResourceResponse
 }
 var file_agent_proto_depIdxs = []int32{
-	57, // 0: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
-	58, // 1: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
-	59, // 2: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
-	59, // 3: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
-	7,  // 4: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
-	59, // 5: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
-	59, // 6: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
-	59, // 7: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
-	44, // 8: juju.v1.AgentApplication.model_config:type_name -> juju.v1.AgentApplication.ModelConfigEntry
-	18, // 9: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
-	45, // 10: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
-	46, // 11: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
-	47, // 12: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
-	48, // 13: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
-	17, // 14: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
-	49, // 15: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
-	59, // 16: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
-	50, // 17: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
-	51, // 18: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
-	52, // 19: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
-	53, // 20: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
-	54, // 21: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
-	55, // 22: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
-	43, // 23: juju.v1.CloudSpec.credential:type_name -> juju.v1.CloudCredential
-	56, // 24: juju.v1.CloudCredential.attrs:type_name -> juju.v1.CloudCredential.AttrsEntry
-	59, // 25: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
-	41, // 26: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
-	40, // 27: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
-	41, // 28: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
-	5,  // 29: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
-	9,  // 30: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 31: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
-	5,  // 32: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
-	11, // 33: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
-	13, // 34: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
-	14, // 35: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
-	5,  // 36: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
-	31, // 37: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
-	33, // 38: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
-	33, // 39: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
-	5,  // 40: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
-	5,  // 41: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
-	5,  // 42: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
-	5,  // 43: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
-	19, // 44: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
-	21, // 45: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
-	23, // 46: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
-	5,  // 47: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
-	26, // 48: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
-	28, // 49: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
-	30, // 50: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
-	9,  // 51: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
-	5,  // 52: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
-	5,  // 53: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
-	5,  // 54: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
-	38, // 55: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
-	5,  // 56: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
-	5,  // 57: juju.v1.AgentService.GetCloudSpec:input_type -> juju.v1.AgentEntity
-	4,  // 58: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
-	5,  // 59: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
-	1,  // 60: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
-	2,  // 61: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
-	3,  // 62: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
-	60, // 63: juju.v1.AgentService.GetResource:input_type -> juju.v1.AgentResourceRequest
-	6,  // 64: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
-	10, // 65: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
-	8,  // 66: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
-	7,  // 67: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
-	12, // 68: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
-	10, // 69: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
-	15, // 70: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
-	16, // 71: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
-	32, // 72: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
-	34, // 73: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
-	34, // 74: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
-	35, // 75: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
-	35, // 76: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
-	35, // 77: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
-	35, // 78: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
-	20, // 79: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
-	22, // 80: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
-	24, // 81: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
-	25, // 82: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
-	27, // 83: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
-	29, // 84: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
-	10, // 85: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
-	10, // 86: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
-	10, // 87: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
-	36, // 88: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
-	37, // 89: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
-	10, // 90: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
-	39, // 91: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
-	42, // 92: juju.v1.AgentService.GetCloudSpec:output_type -> juju.v1.CloudSpec
-	10, // 93: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
-	0,  // 94: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
-	57, // 95: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
-	10, // 96: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
-	10, // 97: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
-	61, // 98: juju.v1.AgentService.GetResource:output_type -> juju.v1.AgentResourceResponse
-	64, // [64:99] is the sub-list for method output_type
-	29, // [29:64] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	11, // 0: juju.v1.UnitWorldResponse.unit:type_name -> juju.v1.AgentUnit
+	20, // 1: juju.v1.UnitWorldResponse.application:type_name -> juju.v1.AgentApplication
+	21, // 2: juju.v1.UnitWorldResponse.relations:type_name -> juju.v1.AgentRelation
+	61, // 3: juju.v1.UnitWorldResponse.tasks:type_name -> juju.v1.Task
+	10, // 4: juju.v1.MachineWorldResponse.machine:type_name -> juju.v1.AgentMachine
+	11, // 5: juju.v1.MachineWorldResponse.units:type_name -> juju.v1.AgentUnit
+	61, // 6: juju.v1.MachineWorldResponse.tasks:type_name -> juju.v1.Task
+	61, // 7: juju.v1.AgentTasks.tasks:type_name -> juju.v1.Task
+	62, // 8: juju.v1.AgentMachine.base:type_name -> juju.v1.Base
+	63, // 9: juju.v1.AgentUnit.agent_status:type_name -> juju.v1.StatusInfo
+	63, // 10: juju.v1.AgentUnit.workload_status:type_name -> juju.v1.StatusInfo
+	11, // 11: juju.v1.AgentUnits.units:type_name -> juju.v1.AgentUnit
+	63, // 12: juju.v1.SetStatusRequest.status:type_name -> juju.v1.StatusInfo
+	63, // 13: juju.v1.SetUnitStatusRequest.agent_status:type_name -> juju.v1.StatusInfo
+	63, // 14: juju.v1.SetUnitStatusRequest.workload_status:type_name -> juju.v1.StatusInfo
+	48, // 15: juju.v1.AgentApplication.model_config:type_name -> juju.v1.AgentApplication.ModelConfigEntry
+	22, // 16: juju.v1.AgentRelation.members:type_name -> juju.v1.RelationMember
+	49, // 17: juju.v1.RelationSettingsResponse.settings:type_name -> juju.v1.RelationSettingsResponse.SettingsEntry
+	50, // 18: juju.v1.SetRelationSettingsRequest.settings:type_name -> juju.v1.SetRelationSettingsRequest.SettingsEntry
+	51, // 19: juju.v1.LeaderSettingsResponse.settings:type_name -> juju.v1.LeaderSettingsResponse.SettingsEntry
+	52, // 20: juju.v1.SetLeaderSettingsRequest.settings:type_name -> juju.v1.SetLeaderSettingsRequest.SettingsEntry
+	21, // 21: juju.v1.AgentRelations.relations:type_name -> juju.v1.AgentRelation
+	53, // 22: juju.v1.ScopeRequest.settings:type_name -> juju.v1.ScopeRequest.SettingsEntry
+	63, // 23: juju.v1.ApplicationStatusResponse.application:type_name -> juju.v1.StatusInfo
+	54, // 24: juju.v1.ApplicationStatusResponse.units:type_name -> juju.v1.ApplicationStatusResponse.UnitsEntry
+	55, // 25: juju.v1.CharmStateResponse.state:type_name -> juju.v1.CharmStateResponse.StateEntry
+	56, // 26: juju.v1.SetCharmStateRequest.state:type_name -> juju.v1.SetCharmStateRequest.StateEntry
+	57, // 27: juju.v1.GoalStateResponse.units:type_name -> juju.v1.GoalStateResponse.UnitsEntry
+	58, // 28: juju.v1.GoalStateResponse.relations:type_name -> juju.v1.GoalStateResponse.RelationsEntry
+	59, // 29: juju.v1.GoalRelation.members:type_name -> juju.v1.GoalRelation.MembersEntry
+	47, // 30: juju.v1.CloudSpec.credential:type_name -> juju.v1.CloudCredential
+	60, // 31: juju.v1.CloudCredential.attrs:type_name -> juju.v1.CloudCredential.AttrsEntry
+	63, // 32: juju.v1.ApplicationStatusResponse.UnitsEntry.value:type_name -> juju.v1.StatusInfo
+	45, // 33: juju.v1.GoalStateResponse.UnitsEntry.value:type_name -> juju.v1.GoalStatus
+	44, // 34: juju.v1.GoalStateResponse.RelationsEntry.value:type_name -> juju.v1.GoalRelation
+	45, // 35: juju.v1.GoalRelation.MembersEntry.value:type_name -> juju.v1.GoalStatus
+	9,  // 36: juju.v1.AgentService.GetMachine:input_type -> juju.v1.AgentEntity
+	13, // 37: juju.v1.AgentService.SetMachineStatus:input_type -> juju.v1.SetStatusRequest
+	9,  // 38: juju.v1.AgentService.MachineUnits:input_type -> juju.v1.AgentEntity
+	9,  // 39: juju.v1.AgentService.GetUnit:input_type -> juju.v1.AgentEntity
+	15, // 40: juju.v1.AgentService.SetUnitPassword:input_type -> juju.v1.SetPasswordRequest
+	17, // 41: juju.v1.AgentService.SetUnitStatus:input_type -> juju.v1.SetUnitStatusRequest
+	18, // 42: juju.v1.AgentService.GetCharmArchive:input_type -> juju.v1.CharmRef
+	9,  // 43: juju.v1.AgentService.GetApplication:input_type -> juju.v1.AgentEntity
+	35, // 44: juju.v1.AgentService.UnitRelations:input_type -> juju.v1.UnitRelationsRequest
+	37, // 45: juju.v1.AgentService.EnterScope:input_type -> juju.v1.ScopeRequest
+	37, // 46: juju.v1.AgentService.LeaveScope:input_type -> juju.v1.ScopeRequest
+	9,  // 47: juju.v1.AgentService.SetUnitDying:input_type -> juju.v1.AgentEntity
+	9,  // 48: juju.v1.AgentService.EnsureUnitDead:input_type -> juju.v1.AgentEntity
+	9,  // 49: juju.v1.AgentService.RemoveUnit:input_type -> juju.v1.AgentEntity
+	9,  // 50: juju.v1.AgentService.EnsureMachineDead:input_type -> juju.v1.AgentEntity
+	23, // 51: juju.v1.AgentService.RelationSettings:input_type -> juju.v1.RelationSettingsRequest
+	25, // 52: juju.v1.AgentService.SetRelationSettings:input_type -> juju.v1.SetRelationSettingsRequest
+	27, // 53: juju.v1.AgentService.ClaimLeadership:input_type -> juju.v1.ClaimLeadershipRequest
+	9,  // 54: juju.v1.AgentService.LeaderSettings:input_type -> juju.v1.AgentEntity
+	30, // 55: juju.v1.AgentService.SetLeaderSettings:input_type -> juju.v1.SetLeaderSettingsRequest
+	32, // 56: juju.v1.AgentService.SetUnitPorts:input_type -> juju.v1.SetUnitPortsRequest
+	34, // 57: juju.v1.AgentService.SetApplicationVersion:input_type -> juju.v1.SetApplicationVersionRequest
+	13, // 58: juju.v1.AgentService.SetApplicationStatus:input_type -> juju.v1.SetStatusRequest
+	9,  // 59: juju.v1.AgentService.ClearResolved:input_type -> juju.v1.AgentEntity
+	9,  // 60: juju.v1.AgentService.ApplicationStatus:input_type -> juju.v1.AgentEntity
+	9,  // 61: juju.v1.AgentService.CharmState:input_type -> juju.v1.AgentEntity
+	42, // 62: juju.v1.AgentService.SetCharmState:input_type -> juju.v1.SetCharmStateRequest
+	9,  // 63: juju.v1.AgentService.GoalState:input_type -> juju.v1.AgentEntity
+	9,  // 64: juju.v1.AgentService.GetCloudSpec:input_type -> juju.v1.AgentEntity
+	8,  // 65: juju.v1.AgentService.SetUnitCharm:input_type -> juju.v1.SetUnitCharmRequest
+	9,  // 66: juju.v1.AgentService.ReceiverTasks:input_type -> juju.v1.AgentEntity
+	5,  // 67: juju.v1.AgentService.StartTask:input_type -> juju.v1.AgentTaskRequest
+	6,  // 68: juju.v1.AgentService.LogTask:input_type -> juju.v1.LogTaskRequest
+	7,  // 69: juju.v1.AgentService.FinishTask:input_type -> juju.v1.FinishTaskRequest
+	64, // 70: juju.v1.AgentService.GetResource:input_type -> juju.v1.AgentResourceRequest
+	0,  // 71: juju.v1.AgentService.UnitWorld:input_type -> juju.v1.UnitWorldRequest
+	2,  // 72: juju.v1.AgentService.MachineWorld:input_type -> juju.v1.MachineWorldRequest
+	10, // 73: juju.v1.AgentService.GetMachine:output_type -> juju.v1.AgentMachine
+	14, // 74: juju.v1.AgentService.SetMachineStatus:output_type -> juju.v1.SetStatusResponse
+	12, // 75: juju.v1.AgentService.MachineUnits:output_type -> juju.v1.AgentUnits
+	11, // 76: juju.v1.AgentService.GetUnit:output_type -> juju.v1.AgentUnit
+	16, // 77: juju.v1.AgentService.SetUnitPassword:output_type -> juju.v1.SetPasswordResponse
+	14, // 78: juju.v1.AgentService.SetUnitStatus:output_type -> juju.v1.SetStatusResponse
+	19, // 79: juju.v1.AgentService.GetCharmArchive:output_type -> juju.v1.CharmArchive
+	20, // 80: juju.v1.AgentService.GetApplication:output_type -> juju.v1.AgentApplication
+	36, // 81: juju.v1.AgentService.UnitRelations:output_type -> juju.v1.AgentRelations
+	38, // 82: juju.v1.AgentService.EnterScope:output_type -> juju.v1.ScopeResponse
+	38, // 83: juju.v1.AgentService.LeaveScope:output_type -> juju.v1.ScopeResponse
+	39, // 84: juju.v1.AgentService.SetUnitDying:output_type -> juju.v1.LifeResponse
+	39, // 85: juju.v1.AgentService.EnsureUnitDead:output_type -> juju.v1.LifeResponse
+	39, // 86: juju.v1.AgentService.RemoveUnit:output_type -> juju.v1.LifeResponse
+	39, // 87: juju.v1.AgentService.EnsureMachineDead:output_type -> juju.v1.LifeResponse
+	24, // 88: juju.v1.AgentService.RelationSettings:output_type -> juju.v1.RelationSettingsResponse
+	26, // 89: juju.v1.AgentService.SetRelationSettings:output_type -> juju.v1.SetRelationSettingsResponse
+	28, // 90: juju.v1.AgentService.ClaimLeadership:output_type -> juju.v1.ClaimLeadershipResponse
+	29, // 91: juju.v1.AgentService.LeaderSettings:output_type -> juju.v1.LeaderSettingsResponse
+	31, // 92: juju.v1.AgentService.SetLeaderSettings:output_type -> juju.v1.SetLeaderSettingsResponse
+	33, // 93: juju.v1.AgentService.SetUnitPorts:output_type -> juju.v1.SetUnitPortsResponse
+	14, // 94: juju.v1.AgentService.SetApplicationVersion:output_type -> juju.v1.SetStatusResponse
+	14, // 95: juju.v1.AgentService.SetApplicationStatus:output_type -> juju.v1.SetStatusResponse
+	14, // 96: juju.v1.AgentService.ClearResolved:output_type -> juju.v1.SetStatusResponse
+	40, // 97: juju.v1.AgentService.ApplicationStatus:output_type -> juju.v1.ApplicationStatusResponse
+	41, // 98: juju.v1.AgentService.CharmState:output_type -> juju.v1.CharmStateResponse
+	14, // 99: juju.v1.AgentService.SetCharmState:output_type -> juju.v1.SetStatusResponse
+	43, // 100: juju.v1.AgentService.GoalState:output_type -> juju.v1.GoalStateResponse
+	46, // 101: juju.v1.AgentService.GetCloudSpec:output_type -> juju.v1.CloudSpec
+	14, // 102: juju.v1.AgentService.SetUnitCharm:output_type -> juju.v1.SetStatusResponse
+	4,  // 103: juju.v1.AgentService.ReceiverTasks:output_type -> juju.v1.AgentTasks
+	61, // 104: juju.v1.AgentService.StartTask:output_type -> juju.v1.Task
+	14, // 105: juju.v1.AgentService.LogTask:output_type -> juju.v1.SetStatusResponse
+	14, // 106: juju.v1.AgentService.FinishTask:output_type -> juju.v1.SetStatusResponse
+	65, // 107: juju.v1.AgentService.GetResource:output_type -> juju.v1.AgentResourceResponse
+	1,  // 108: juju.v1.AgentService.UnitWorld:output_type -> juju.v1.UnitWorldResponse
+	3,  // 109: juju.v1.AgentService.MachineWorld:output_type -> juju.v1.MachineWorldResponse
+	73, // [73:110] is the sub-list for method output_type
+	36, // [36:73] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_agent_proto_init() }
@@ -3357,7 +3668,7 @@ func file_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agent_proto_rawDesc), len(file_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   57,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -54,6 +54,8 @@ const (
 	AgentService_LogTask_FullMethodName               = "/juju.v1.AgentService/LogTask"
 	AgentService_FinishTask_FullMethodName            = "/juju.v1.AgentService/FinishTask"
 	AgentService_GetResource_FullMethodName           = "/juju.v1.AgentService/GetResource"
+	AgentService_UnitWorld_FullMethodName             = "/juju.v1.AgentService/UnitWorld"
+	AgentService_MachineWorld_FullMethodName          = "/juju.v1.AgentService/MachineWorld"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -158,6 +160,15 @@ type AgentServiceClient interface {
 	// resource the charm declares but nobody uploaded gives NotFound "resource "<name>" not
 	// found", as Juju says.
 	GetResource(ctx context.Context, in *AgentResourceRequest, opts ...grpc.CallOption) (*AgentResourceResponse, error)
+	// UnitWorld is a unit agent's read of its world on a wake-up, in one call and one read of
+	// the store: its unit (as GetUnit), its application (as GetApplication; unset once gone),
+	// the relations that concern the unit (as UnitRelations) and, with tasks, its task queue
+	// (as ReceiverTasks). Only the unit's own agent may ask.
+	UnitWorld(ctx context.Context, in *UnitWorldRequest, opts ...grpc.CallOption) (*UnitWorldResponse, error)
+	// MachineWorld is a machine agent's read on a wake-up: with machine, its machine (as
+	// GetMachine), the principal units assigned to it (as MachineUnits) and, with tasks, its
+	// task queue (as ReceiverTasks). Only the machine's own agent may ask.
+	MachineWorld(ctx context.Context, in *MachineWorldRequest, opts ...grpc.CallOption) (*MachineWorldResponse, error)
 }
 
 type agentServiceClient struct {
@@ -518,6 +529,26 @@ func (c *agentServiceClient) GetResource(ctx context.Context, in *AgentResourceR
 	return out, nil
 }
 
+func (c *agentServiceClient) UnitWorld(ctx context.Context, in *UnitWorldRequest, opts ...grpc.CallOption) (*UnitWorldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnitWorldResponse)
+	err := c.cc.Invoke(ctx, AgentService_UnitWorld_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) MachineWorld(ctx context.Context, in *MachineWorldRequest, opts ...grpc.CallOption) (*MachineWorldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MachineWorldResponse)
+	err := c.cc.Invoke(ctx, AgentService_MachineWorld_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -620,6 +651,15 @@ type AgentServiceServer interface {
 	// resource the charm declares but nobody uploaded gives NotFound "resource "<name>" not
 	// found", as Juju says.
 	GetResource(context.Context, *AgentResourceRequest) (*AgentResourceResponse, error)
+	// UnitWorld is a unit agent's read of its world on a wake-up, in one call and one read of
+	// the store: its unit (as GetUnit), its application (as GetApplication; unset once gone),
+	// the relations that concern the unit (as UnitRelations) and, with tasks, its task queue
+	// (as ReceiverTasks). Only the unit's own agent may ask.
+	UnitWorld(context.Context, *UnitWorldRequest) (*UnitWorldResponse, error)
+	// MachineWorld is a machine agent's read on a wake-up: with machine, its machine (as
+	// GetMachine), the principal units assigned to it (as MachineUnits) and, with tasks, its
+	// task queue (as ReceiverTasks). Only the machine's own agent may ask.
+	MachineWorld(context.Context, *MachineWorldRequest) (*MachineWorldResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -734,6 +774,12 @@ func (UnimplementedAgentServiceServer) FinishTask(context.Context, *FinishTaskRe
 }
 func (UnimplementedAgentServiceServer) GetResource(context.Context, *AgentResourceRequest) (*AgentResourceResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetResource not implemented")
+}
+func (UnimplementedAgentServiceServer) UnitWorld(context.Context, *UnitWorldRequest) (*UnitWorldResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UnitWorld not implemented")
+}
+func (UnimplementedAgentServiceServer) MachineWorld(context.Context, *MachineWorldRequest) (*MachineWorldResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MachineWorld not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -1386,6 +1432,42 @@ func _AgentService_GetResource_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_UnitWorld_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnitWorldRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).UnitWorld(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_UnitWorld_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).UnitWorld(ctx, req.(*UnitWorldRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_MachineWorld_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MachineWorldRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).MachineWorld(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_MachineWorld_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).MachineWorld(ctx, req.(*MachineWorldRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1532,6 +1614,14 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetResource",
 			Handler:    _AgentService_GetResource_Handler,
+		},
+		{
+			MethodName: "UnitWorld",
+			Handler:    _AgentService_UnitWorld_Handler,
+		},
+		{
+			MethodName: "MachineWorld",
+			Handler:    _AgentService_MachineWorld_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
