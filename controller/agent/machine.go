@@ -49,7 +49,6 @@ func (a *machineAgent) run(ctx context.Context) error {
 	// Stopped last (deferred first): the deployer's and the tasks' last lines are shipped.
 	defer log.shipUntilStopped(ctx)()
 	a.log, a.d.log = log, log
-	log.write("INFO", "juju.cmd.jujud", fmt.Sprintf("machine agent %s start", a.conf.Tag))
 	ctx, cancel := context.WithCancel(ctx) // ends the watch and the tasks on return
 	defer cancel()
 	ctx = withSlot(ctx, a.slot)
@@ -57,6 +56,9 @@ func (a *machineAgent) run(ctx context.Context) error {
 		return nil // stopping
 	}
 	defer a.slot.give()
+	// Said once the agent may work: its first pass's lines (deploying its units) then go to
+	// the controller with this one, in one call, not after a wait for a work slot.
+	log.write("INFO", "juju.cmd.jujud", fmt.Sprintf("machine agent %s start", a.conf.Tag))
 	// Watch first, then read: nothing assigned in between is missed. The index of units by
 	// machine carries each unit's life, so this watch sees them go dying and dead. The task
 	// queue comes on the same stream, told apart by kind: one stream, one goroutine.

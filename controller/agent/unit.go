@@ -98,10 +98,10 @@ type unitAgent struct {
 	// queue changed.
 	tasks    *taskQueue
 	tasksDue bool
+	lastSnap *snapshot
 	// readTasks is the queue as the pass's read of the unit's world found it (nil: not read):
 	// the first look at the queue in the pass, when nothing changed since.
 	readTasks *[]*pb.Task
-	lastSnap *snapshot
 	// actionSpecs are the actions the unit's charm defines, read at its first action (nil
 	// until then, and again after an upgrade).
 	actionSpecs map[string]charm.Action
@@ -374,7 +374,7 @@ func (a *unitAgent) handle(ctx context.Context) error {
 		}
 	}
 	if a.dirty {
-		return a.record(func(*uniterState) {})
+		return a.recordRemembered()
 	}
 	return nil
 }
@@ -537,6 +537,19 @@ func (a *unitAgent) record(change func(*uniterState)) error {
 	defer a.mu.Unlock()
 	change(a.st)
 	if err := a.st.write(a.dir); err != nil {
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
+	}
+	a.dirty = false
+	return nil
+}
+
+// recordRemembered writes what the pass only remembered, without waiting for the disk: all of
+// it costs nothing to redo if a crash loses it (a hookless unit's deploy saves an fsync).
+// What hooks did was written, synced, when they ran.
+func (a *unitAgent) recordRemembered() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.st.writeUnsynced(a.dir); err != nil {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
 	a.dirty = false

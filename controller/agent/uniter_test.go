@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -321,4 +323,26 @@ func TestUpgradeCharmOnlyInstalledAndAlive_LU2(t *testing.T) {
 	s.unit.Life = "dying"
 	s.app.CharmUrl = "local:wordpress-2"
 	expectSteps(t, drive(t, st, s), "stop", "remove")
+}
+
+// What a pass only remembered is written without a sync: a crash may empty the record's first
+// write, which reads as nothing recorded (the hooks the charm lacks run again, at no cost),
+// never as an error that keeps the agent from starting.
+func TestUnsyncedRecordReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	st := &uniterState{Installed: true, Relations: map[int64]*relationState{}}
+	if err := st.writeUnsynced(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readUniterState(dir)
+	if err != nil || !got.Installed {
+		t.Fatalf("read back: %+v, %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, uniterFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err = readUniterState(dir)
+	if err != nil || got.Installed || got.Relations == nil {
+		t.Fatalf("an emptied record: %+v, %v; want a fresh one", got, err)
+	}
 }

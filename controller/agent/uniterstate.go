@@ -68,7 +68,8 @@ type relationState struct {
 func readUniterState(dir string) (*uniterState, error) {
 	st := &uniterState{}
 	data, err := atomicfile.Read(filepath.Join(dir, uniterFile))
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(data) == 0 {
+		// None yet, or an unsynced first write a crash emptied (writeUnsynced).
 		st.Relations = map[int64]*relationState{}
 		return st, nil
 	}
@@ -108,4 +109,14 @@ func (st *uniterState) write(dir string) error {
 		return fmt.Errorf("encoding uniter state: %w", err)
 	}
 	return atomicfile.Write(filepath.Join(dir, uniterFile), data, 0o600)
+}
+
+// writeUnsynced is write for what may be lost: a crash leaves the record as it was, or (the
+// record's first write, on some file systems) empty, which reads as nothing recorded.
+func (st *uniterState) writeUnsynced(dir string) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encoding uniter state: %w", err)
+	}
+	return atomicfile.WriteUnsynced(filepath.Join(dir, uniterFile), data, 0o600)
 }
