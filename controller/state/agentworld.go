@@ -38,24 +38,8 @@ func (s *State) ReadUnitWorld(ctx context.Context, uuid, unitName string, member
 		return nil, fmt.Errorf("reading the world of unit %q: %w", unitName, err)
 	}
 	rs := resp.Responses
-	ukvs := rs[0].GetResponseRange().GetKvs()
-	if len(ukvs) == 0 {
-		return nil, apierr.Errorf(apierr.NotFound, "unit %q not found", unitName)
-	}
-	w := &UnitWorld{Unit: &storepb.Unit{}}
-	if err := unmarshal(ukvs[0], w.Unit); err != nil {
-		return nil, err
-	}
-	var rels []*storepb.Relation
-	for _, kv := range rs[1].GetResponseRange().GetKvs() {
-		rel := &storepb.Relation{}
-		if err := unmarshal(kv, rel); err != nil {
-			return nil, err
-		}
-		rels = append(rels, rel)
-	}
-	w.Relations = unitRelations(w.Unit, rels)
-	if err := s.addMembers(ctx, uuid, resp.Header.Revision, w.Unit, w.Relations, membersOf); err != nil {
+	w := &UnitWorld{}
+	if w.Unit, w.Relations, err = s.decodeUnitRelations(ctx, uuid, unitName, resp, membersOf); err != nil {
 		return nil, err
 	}
 	w.Application, err = s.decodeAgentApplication(ctx, uuid, app, rs[2:2+len(agentApplicationOps(uuid, app))])

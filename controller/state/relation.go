@@ -607,7 +607,7 @@ type UnitRelation struct {
 	// seen by a subordinate, the counterpart is its principal's application.
 	ShouldJoin bool
 	// Members: the counterparts in scope the unit observes (L-R2), while it is in scope itself;
-	// filled by State.UnitRelations only.
+	// filled by State.UnitRelations and ReadUnitWorld only.
 	Members []Member
 	// RemoteAppSettingsRevision: the store revision of the other application's settings in the
 	// relation (0: never written), filled with Members; a change is relation-changed.
@@ -624,27 +624,34 @@ func (s *State) UnitRelations(ctx context.Context, uuid, unitName string, member
 	if err != nil {
 		return nil, fmt.Errorf("reading relations of unit %q: %w", unitName, err)
 	}
+	_, out, err := s.decodeUnitRelations(ctx, uuid, unitName, resp, membersOf)
+	return out, err
+}
+
+// decodeUnitRelations makes a unit and its relations of a read whose first two answers are the
+// unit's document and the model's relations, and adds the members membersOf asks for.
+func (s *State) decodeUnitRelations(ctx context.Context, uuid, unitName string, resp *clientv3.TxnResponse, membersOf func(string) bool) (*storepb.Unit, []UnitRelation, error) {
 	ukvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(ukvs) == 0 {
-		return nil, apierr.Errorf(apierr.NotFound, "unit %q not found", unitName)
+		return nil, nil, apierr.Errorf(apierr.NotFound, "unit %q not found", unitName)
 	}
 	u := &storepb.Unit{}
 	if err := unmarshal(ukvs[0], u); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rels []*storepb.Relation
 	for _, kv := range resp.Responses[1].GetResponseRange().GetKvs() {
 		rel := &storepb.Relation{}
 		if err := unmarshal(kv, rel); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rels = append(rels, rel)
 	}
 	out := unitRelations(u, rels)
 	if err := s.addMembers(ctx, uuid, resp.Header.Revision, u, out, membersOf); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return u, out, nil
 }
 
 // UnitRelations is State.UnitRelations as of the snapshot; false if the unit is not in it.
