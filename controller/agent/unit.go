@@ -533,23 +533,21 @@ func (a *unitAgent) runStep(ctx context.Context, s *step, snap *snapshot) error 
 
 // record changes the local record and writes it.
 func (a *unitAgent) record(change func(*uniterState)) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	change(a.st)
-	if err := a.st.write(a.dir); err != nil {
-		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
-	}
-	a.dirty = false
-	return nil
+	return a.writeRecord(change, (*uniterState).write)
 }
 
 // recordRemembered writes what the pass only remembered, without waiting for the disk: all of
 // it costs nothing to redo if a crash loses it (a hookless unit's deploy saves an fsync).
 // What hooks did was written, synced, when they ran.
 func (a *unitAgent) recordRemembered() error {
+	return a.writeRecord(func(*uniterState) {}, (*uniterState).writeUnsynced)
+}
+
+func (a *unitAgent) writeRecord(change func(*uniterState), write func(*uniterState, string) error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.st.writeUnsynced(a.dir); err != nil {
+	change(a.st)
+	if err := write(a.st, a.dir); err != nil {
 		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
 	}
 	a.dirty = false

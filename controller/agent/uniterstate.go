@@ -103,20 +103,18 @@ func readUnitRecord(dir string, conf Conf) (*uniterState, error) {
 	return st, nil
 }
 
-func (st *uniterState) write(dir string) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("encoding uniter state: %w", err)
-	}
-	return atomicfile.Write(filepath.Join(dir, uniterFile), data, 0o600)
-}
+func (st *uniterState) write(dir string) error { return st.writeWith(dir, atomicfile.Write) }
 
 // writeUnsynced is write for what may be lost: a crash leaves the record as it was, or (the
 // record's first write, on some file systems) empty, which reads as nothing recorded.
 func (st *uniterState) writeUnsynced(dir string) error {
+	return st.writeWith(dir, atomicfile.WriteUnsynced)
+}
+
+func (st *uniterState) writeWith(dir string, write func(string, []byte, os.FileMode) error) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encoding uniter state: %w", err)
 	}
-	return atomicfile.WriteUnsynced(filepath.Join(dir, uniterFile), data, 0o600)
+	return write(filepath.Join(dir, uniterFile), data, 0o600)
 }

@@ -122,12 +122,16 @@ func (s *agentServer) UnitRelations(ctx context.Context, req *pb.UnitRelationsRe
 	if err != nil {
 		return nil, err
 	}
-	membersOf := func(endpoint string) bool { return req.AllMembers || slices.Contains(req.MemberEndpoints, endpoint) }
-	rels, err := s.st.UnitRelations(ctx, uuid, req.Unit, membersOf)
+	rels, err := s.st.UnitRelations(ctx, uuid, req.Unit, membersOf(req.AllMembers, req.MemberEndpoints))
 	if err != nil {
 		return nil, err
 	}
 	return &pb.AgentRelations{Relations: agentRelations(rels)}, nil
+}
+
+// membersOf: whose relations' members a listing of a unit's relations gives.
+func membersOf(all bool, endpoints []string) func(endpoint string) bool {
+	return func(endpoint string) bool { return all || slices.Contains(endpoints, endpoint) }
 }
 
 func agentRelations(rels []state.UnitRelation) []*pb.AgentRelation {
@@ -257,11 +261,15 @@ func (s *agentServer) MachineUnits(ctx context.Context, req *pb.AgentEntity) (*p
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.AgentUnits{}
+	return &pb.AgentUnits{Units: agentUnits(units)}, nil
+}
+
+func agentUnits(units []*storepb.Unit) []*pb.AgentUnit {
+	out := make([]*pb.AgentUnit, 0, len(units))
 	for _, u := range units {
-		resp.Units = append(resp.Units, agentUnit(u))
+		out = append(out, agentUnit(u))
 	}
-	return resp, nil
+	return out
 }
 
 func (s *agentServer) GetUnit(ctx context.Context, req *pb.AgentEntity) (*pb.AgentUnit, error) {

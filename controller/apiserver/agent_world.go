@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"slices"
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 )
@@ -14,8 +13,7 @@ func (s *agentServer) UnitWorld(ctx context.Context, req *pb.UnitWorldRequest) (
 	if e.Kind != "unit" || e.ID != req.Unit || e.Model != req.Model {
 		return nil, errDenied
 	}
-	membersOf := func(endpoint string) bool { return req.AllMembers || slices.Contains(req.MemberEndpoints, endpoint) }
-	w, err := s.st.ReadUnitWorld(ctx, e.Model, req.Unit, membersOf, req.Tasks)
+	w, err := s.st.ReadUnitWorld(ctx, e.Model, req.Unit, membersOf(req.AllMembers, req.MemberEndpoints), req.Tasks)
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +38,9 @@ func (s *agentServer) MachineWorld(ctx context.Context, req *pb.MachineWorldRequ
 	if err != nil {
 		return nil, err
 	}
-	resp := &pb.MachineWorldResponse{}
+	resp := &pb.MachineWorldResponse{Units: agentUnits(w.Units)}
 	if w.Machine != nil {
 		resp.Machine = agentMachine(w.Machine)
-	}
-	for _, u := range w.Units {
-		resp.Units = append(resp.Units, agentUnit(u))
 	}
 	if req.Tasks {
 		resp.Tasks = queuedTasks(w.Tasks)

@@ -28,8 +28,10 @@ func (s *State) ReadUnitWorld(ctx context.Context, uuid, unitName string, member
 	if err != nil {
 		return nil, apierr.Errorf(apierr.NotValid, "invalid unit name %q", unitName)
 	}
-	ops := []clientv3.Op{clientv3.OpGet(unitKey(uuid, unitName)), clientv3.OpGet(ModelPrefix(uuid)+"relations/", clientv3.WithPrefix())}
+	ops := unitRelationsOps(uuid, unitName)
+	appAt := len(ops)
 	ops = append(ops, agentApplicationOps(uuid, app)...)
+	tasksAt := len(ops)
 	if withTasks {
 		ops = append(ops, clientv3.OpGet(taskQueuePrefix(uuid, unitName), clientv3.WithPrefix()))
 	}
@@ -42,12 +44,12 @@ func (s *State) ReadUnitWorld(ctx context.Context, uuid, unitName string, member
 	if w.Unit, w.Relations, err = s.decodeUnitRelations(ctx, uuid, unitName, resp, membersOf); err != nil {
 		return nil, err
 	}
-	w.Application, err = s.decodeAgentApplication(ctx, uuid, app, rs[2:2+len(agentApplicationOps(uuid, app))])
+	w.Application, err = s.decodeAgentApplication(ctx, uuid, app, rs[appAt:tasksAt])
 	if err != nil && !errors.Is(err, apierr.NotFound) {
 		return nil, err
 	}
 	if withTasks {
-		if w.Tasks, err = decodeTasks(rs[len(rs)-1].GetResponseRange().GetKvs()); err != nil {
+		if w.Tasks, err = decodeTasks(rs[tasksAt].GetResponseRange().GetKvs()); err != nil {
 			return nil, err
 		}
 	}

@@ -618,9 +618,7 @@ type UnitRelation struct {
 // recorded in the store (L-R6) and, for each relation it is in scope of whose endpoint
 // membersOf accepts (nil: every one), the members it observes; all as of one store revision.
 func (s *State) UnitRelations(ctx context.Context, uuid, unitName string, membersOf func(endpoint string) bool) ([]UnitRelation, error) {
-	resp, err := s.kv.Txn(ctx).Then(
-		clientv3.OpGet(unitKey(uuid, unitName)), clientv3.OpGet(ModelPrefix(uuid)+"relations/", clientv3.WithPrefix()),
-	).Commit()
+	resp, err := s.kv.Txn(ctx).Then(unitRelationsOps(uuid, unitName)...).Commit()
 	if err != nil {
 		return nil, fmt.Errorf("reading relations of unit %q: %w", unitName, err)
 	}
@@ -628,8 +626,13 @@ func (s *State) UnitRelations(ctx context.Context, uuid, unitName string, member
 	return out, err
 }
 
-// decodeUnitRelations makes a unit and its relations of a read whose first two answers are the
-// unit's document and the model's relations, and adds the members membersOf asks for.
+// unitRelationsOps read what decodeUnitRelations takes, first in a transaction.
+func unitRelationsOps(uuid, unitName string) []clientv3.Op {
+	return []clientv3.Op{clientv3.OpGet(unitKey(uuid, unitName)), clientv3.OpGet(ModelPrefix(uuid)+"relations/", clientv3.WithPrefix())}
+}
+
+// decodeUnitRelations makes a unit and its relations of a read that began with
+// unitRelationsOps, and adds the members membersOf asks for.
 func (s *State) decodeUnitRelations(ctx context.Context, uuid, unitName string, resp *clientv3.TxnResponse, membersOf func(string) bool) (*storepb.Unit, []UnitRelation, error) {
 	ukvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(ukvs) == 0 {
