@@ -246,7 +246,7 @@ func TestUnsatisfiableConstraintsShowInStatus_LM5(t *testing.T) {
 }
 
 func TestCredentialsAreChecked(t *testing.T) {
-	_, info, dir := startController(t)
+	admin, info, dir := startController(t)
 	ctx := context.Background()
 	bad, err := client.Dial(ctx, client.Config{
 		Endpoint: info.APIAddr, CACert: []byte(info.CACert), Tag: "user-admin", Password: "wrong",
@@ -266,6 +266,24 @@ func TestCredentialsAreChecked(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no instance for machine 0")
+		}
+	}
+	// agent.conf is written before the provisioner records the instance with the credential's
+	// hash: the credential works once the machine shows its instance.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		fs, err := admin.FullStatus(ctx, conf.Model, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded := false
+		for _, m := range fs.Machines {
+			recorded = recorded || m.Id == conf.ID && m.InstanceId != ""
+		}
+		if recorded {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("machine 0's instance never recorded")
 		}
 	}
 	ac := client.NewFromConn(mustConn(t, info), client.Config{Tag: conf.Tag, Password: conf.Password, Model: conf.Model})
