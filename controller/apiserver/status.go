@@ -31,7 +31,7 @@ func (s *statusServer) FullStatus(ctx context.Context, req *pb.FullStatusRequest
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.st.Snapshot(ctx, m.Uuid)
+	snap, err := s.st.SharedSnapshot(ctx, m.Uuid)
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,14 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// Blockers computes the removal blockers of a snapshot.
+// Blockers computes the removal blockers of a snapshot, once: the snapshot must not change
+// after it is first called, and callers must not modify what it returns.
 func (snap *Snapshot) Blockers() Blockers {
+	snap.blockersOnce.Do(func() { snap.blockers = snap.computeBlockers() })
+	return snap.blockers
+}
+
+func (snap *Snapshot) computeBlockers() Blockers {
 	b := Blockers{
 		Units: map[string][]string{}, Applications: map[string][]string{}, Machines: map[string][]string{},
 		Relations: map[int64][]string{}, ScopeUnits: map[int64][]string{},
@@ -56,14 +62,29 @@ func (snap *Snapshot) Blockers() Blockers {
 			noInstance[m.Id] = m.ProvisioningError != "" || m.Life != string(life.Alive)
 		}
 	}
+	// Only an entity that is not alive names its units: a model of 10,000 live units lists and
+	// sorts none of them on every status.
+	dyingApps, dyingMachines := map[string]bool{}, map[string]bool{}
+	for _, app := range snap.Applications {
+		if app.Life != string(life.Alive) {
+			dyingApps[app.Name] = true
+		}
+	}
+	for _, m := range snap.Machines {
+		if m.Life != string(life.Alive) {
+			dyingMachines[m.Id] = true
+		}
+	}
 	appUnits := map[string][]string{}
 	machineUnits := map[string][]string{}
 	for _, u := range snap.Units {
 		for _, id := range u.Scopes {
 			b.ScopeUnits[id] = append(b.ScopeUnits[id], u.Name)
 		}
-		appUnits[u.Application] = append(appUnits[u.Application], u.Name)
-		if u.Principal == "" && u.MachineId != "" {
+		if dyingApps[u.Application] {
+			appUnits[u.Application] = append(appUnits[u.Application], u.Name)
+		}
+		if u.Principal == "" && u.MachineId != "" && dyingMachines[u.MachineId] {
 			machineUnits[u.MachineId] = append(machineUnits[u.MachineId], u.Name)
 		}
 	}

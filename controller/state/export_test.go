@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -59,4 +60,18 @@ func (s *State) CountRaw(ctx context.Context, prefix string) (int64, error) {
 		return 0, err
 	}
 	return resp.Count, nil
+}
+
+// LowerSharedKeep makes shared snapshots dropped d after their last use until the test ends.
+func LowerSharedKeep(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := sharedKeep
+	sharedKeep = d
+	t.Cleanup(func() { sharedKeep = old })
+}
+
+// SharedSnapshotKept says whether a shared snapshot of the model is kept.
+func (s *State) SharedSnapshotKept(uuid string) bool {
+	s.shared.mu.Lock()
+	defer s.shared.mu.Unlock()
+	return s.shared.snaps[uuid] != nil
 }

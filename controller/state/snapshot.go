@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -24,6 +26,10 @@ type Snapshot struct {
 	Charms       map[string]*storepb.Charm
 	// Leaders maps each application that has a leader to its leading unit (leases/<app>).
 	Leaders map[string]string
+
+	// blockers is Blockers, worked out once: a shared snapshot answers many status calls.
+	blockersOnce sync.Once
+	blockers     Blockers
 }
 
 // Snapshot reads a model with one range read: one consistent view, never a query per entity.
@@ -93,4 +99,79 @@ func unmarshal(kv *mvccpb.KeyValue, msg proto.Message) error {
 		return fmt.Errorf("decoding %s: %w", kv.Key, err)
 	}
 	return nil
+}
+
+// sharedKeep is how long a shared snapshot is kept after its last use: long enough for a
+// script that polls status every second or two, short enough that an idle controller does not
+// carry a large model twice.
+var sharedKeep = 20 * time.Second
+
+// sharedSnapshots holds, per model, the snapshot SharedSnapshot last read.
+type sharedSnapshots struct {
+	mu    sync.Mutex
+	snaps map[string]*sharedSnapshot
+}
+
+type sharedSnapshot struct {
+	snap *Snapshot
+	drop *time.Timer
+}
+
+// SharedSnapshot is Snapshot, read again only when the store has changed: while its revision
+// is the one the last snapshot of the model was read at, that same snapshot is returned. A
+// status of 10,000 units spends a third of the controller's work reading and decoding the
+// model, and scripts (jubilant's wait, dashboards) ask for it every second or so while nothing
+// changes. The snapshot is shared: callers must not modify it.
+func (s *State) SharedSnapshot(ctx context.Context, uuid string) (*Snapshot, error) {
+	rev, err := s.Revision(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading model %q: %w", uuid, err)
+	}
+	if snap := s.shared.get(uuid, rev); snap != nil {
+		return snap, nil
+	}
+	snap, err := s.Snapshot(ctx, uuid)
+	if err != nil {
+		return nil, err
+	}
+	s.shared.put(uuid, snap)
+	return snap, nil
+}
+
+// get returns the model's kept snapshot if it was read at rev, and keeps it a while longer.
+func (c *sharedSnapshots) get(uuid string, rev int64) *Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.snaps[uuid]
+	if e == nil || e.snap.Revision != rev {
+		return nil
+	}
+	e.drop.Reset(sharedKeep)
+	return e.snap
+}
+
+// put keeps snap as the model's, unless a newer one is kept already (two status calls crossed).
+func (c *sharedSnapshots) put(uuid string, snap *Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snaps == nil {
+		c.snaps = map[string]*sharedSnapshot{}
+	}
+	if e := c.snaps[uuid]; e != nil {
+		if e.snap.Revision > snap.Revision {
+			return
+		}
+		e.snap = snap
+		e.drop.Reset(sharedKeep)
+		return
+	}
+	e := &sharedSnapshot{snap: snap}
+	e.drop = time.AfterFunc(sharedKeep, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.snaps[uuid] == e {
+			delete(c.snaps, uuid)
+		}
+	})
+	c.snaps[uuid] = e
 }

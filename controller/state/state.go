@@ -33,6 +33,8 @@ type State struct {
 	charmEndpoints sync.Map
 	// keys shares one watch of each model's authorized keys among its machines' agents.
 	keys keysWatches
+	// shared keeps the last snapshot status read of each model (SharedSnapshot).
+	shared sharedSnapshots
 }
 
 // New wraps an etcd client.
