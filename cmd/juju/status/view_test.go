@@ -587,3 +587,13 @@ func BenchmarkStatus10000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStatusJSON10000 renders the json status of 10,000 units (view built once).
+func BenchmarkStatusJSON10000(b *testing.B) {
+	v := NewView(bigStatus(10000), "lxd", testNow, true)
+	for b.Loop() {
+		if err := output.Write(io.Discard, output.JSON, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
