@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -32,11 +33,14 @@ func gcSettings(getenv func(string) string, memTotal int64) (percent int, limit 
 // tuneGC applies gcSettings to this process.
 func tuneGC() {
 	percent, limit := gcSettings(os.Getenv, memTotalBytes())
-	if percent > 0 {
-		debug.SetGCPercent(percent)
-	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
+	}
+	if percent > 0 {
+		debug.SetGCPercent(percent)
+		// An idle process is not collected on a timer (gcidle.go); with GOGC set, the
+		// collector is left as it was told.
+		go keepIdleGCQuiet(context.Background(), percent, idleCheck)
 	}
 }
 

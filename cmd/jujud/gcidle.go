@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// The runtime collects any heap that has gone two minutes without a collection, and its
+// scavenger then hands the memory that collection freed back to the system. An idle
+// controller's heap does not change, so those collections free nothing, yet each marks all of
+// it: at 100,000 units they, and the scavenging after them, were four fifths of the idle
+// controller's and agent host's CPU (0.23 cores of the 0.2 the issue allows; BENCHMARKS.md, At
+// scale). So while the process goes a whole check without a collection, the collector's target
+// is turned off and a memory limit stands where the target would have started the next
+// collection: the heap is collected at the same size as before, but not on a timer. The first
+// collection (allocation that reaches the limit) brings the target back.
+
+// idleCheck is how often the process looks for a quiet spell: well inside the runtime's two
+// minutes, so that no timed collection comes after the last real one.
+const idleCheck = 10 * time.Second
+
+// gcFigures are the runtime's figures the switch is decided on.
+type gcFigures struct {
+	cycles  uint64 // collections so far
+	goal    uint64 // heap size (objects) at which the target starts the next collection
+	objects uint64 // bytes of heap objects, live or not yet swept
+	mapped  uint64 // memory the runtime holds and has not given back (what a memory limit counts)
+	free    uint64 // of which free heap pages not given back
+}
+
+func readGCFigures() gcFigures {
+	gcSamples := []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/gc/heap/goal:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(gcSamples)
+	v := func(i int) uint64 {
+		if gcSamples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return gcSamples[i].Value.Uint64()
+	}
+	return gcFigures{cycles: v(0), goal: v(1), objects: v(2), mapped: v(3) - min(v(4), v(3)), free: v(5)}
+}
+
+// quietLimit is the memory limit that starts a collection when the heap's objects reach the
+// target's goal. A limit counts all the memory the runtime holds; the heap may grow into its
+// free pages without the total growing, so what is not the heap's objects or free pages (stacks,
+// the runtime's own) is added to the goal. It is at least a twentieth above what is held now,
+// so that the scavenger (which keeps what is held under 95 % of a limit) has nothing to hand
+// back, and never above backstop.
+func quietLimit(f gcFigures, backstop int64) int64 {
+	other := f.mapped - min(f.free+f.objects, f.mapped)
+	limit := max(f.goal+other, f.mapped+f.mapped/16)
+	if limit > math.MaxInt64 {
+		limit = math.MaxInt64
+	}
+	if int64(limit) > backstop {
+		return backstop
+	}
+	return int64(limit)
+}
+
+// gcModes switches the collector between its target (busy) and a memory limit alone (quiet).
+type gcModes struct {
+	percent  int   // the target while busy
+	backstop int64 // the memory limit while busy (math.MaxInt64: none)
+	quiet    bool
+	cycles   uint64 // collections at the last check
+}
+
+// check is one look at the figures: quiet after a check with no collection, busy again after
+// any collection. It returns the settings to apply, or ok false to leave them.
+func (m *gcModes) check(f gcFigures) (percent int, limit int64, ok bool) {
+	collected := f.cycles != m.cycles
+	m.cycles = f.cycles
+	switch {
+	case m.quiet && collected:
+		m.quiet = false
+		return m.percent, m.backstop, true
+	case !m.quiet && !collected:
+		m.quiet = true
+		return -1, quietLimit(f, m.backstop), true
+	}
+	return 0, 0, false
+}
+
+// apply sets a mode's settings: the limit first when going quiet, so that the heap is never
+// without a bound, and the target first when going busy.
+func apply(percent int, limit int64) {
+	if percent < 0 {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
+		return
+	}
+	debug.SetGCPercent(percent)
+	debug.SetMemoryLimit(limit)
+}
+
+// keepIdleGCQuiet runs the switch until ctx ends (the process's life): every check, and at
+// once after each collection made while quiet (a collection at the limit must not leave the
+// next one at the same limit while the heap grows). The target while busy is percent, the limit
+// the one in force when it starts; both are put back when it ends.
+func keepIdleGCQuiet(ctx context.Context, percent int, every time.Duration) {
+	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), cycles: readGCFigures().cycles}
+	defer func() {
+		if m.quiet {
+			apply(m.percent, m.backstop)
+		}
+	}()
+	collected := make(chan struct{}, 1)
+	watchCollections(ctx, collected)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-collected:
+			if !m.quiet {
+				continue
+			}
+		}
+		if p, l, ok := m.check(readGCFigures()); ok {
+			apply(p, l)
+		}
+	}
+}
+
+// watchCollections sends on ch (without blocking) after every collection until ctx ends: a
+// cleanup of an object nothing references runs after the collection that finds it, and arms
+// the next.
+func watchCollections(ctx context.Context, ch chan<- struct{}) {
+	runtime.AddCleanup(&gcSentinel{}, func(ch chan<- struct{}) {
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+		watchCollections(ctx, ch)
+	}, ch)
+}
+
+// gcSentinel is the object whose cleanup marks a collection; it holds a pointer, so that it is
+// never one of the runtime's tiny allocations (whose cleanups may never run).
+type gcSentinel struct {
+	_ *int
+	_ int
+}
