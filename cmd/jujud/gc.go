@@ -40,7 +40,7 @@ func tuneGC() {
 		debug.SetGCPercent(percent)
 		// An idle process is not collected on a timer (gcidle.go); with GOGC set, the
 		// collector is left as it was told.
-		go keepIdleGCQuiet(context.Background(), percent, idleCheck)
+		go keepIdleGCQuiet(context.Background(), percent, idleCheck, quietChecks)
 	}
 }
 

@@ -39,14 +39,17 @@ func TestMemTotalIsRead(t *testing.T) {
 	}
 }
 
-// A check without a collection makes the process quiet (no target, a limit where the target
-// would have collected); the first collection after makes it busy again (issue 16).
-func TestIdleGCQuietAfterACheckWithoutCollection(t *testing.T) {
+// Checks in a row without a collection make the process quiet (no target, a limit where the
+// target would have collected); the first collection after makes it busy again (issue 16).
+func TestIdleGCQuietAfterChecksWithoutCollection(t *testing.T) {
 	const mib = 1 << 20
-	m := &gcModes{percent: 200, backstop: 12 << 30, cycles: 5}
+	m := &gcModes{percent: 200, backstop: 12 << 30, after: 2, cycles: 5}
 	f := gcFigures{cycles: 6, goal: 300 * mib, objects: 100 * mib, mapped: 400 * mib, free: 50 * mib}
 	if _, _, ok := m.check(f); ok || m.quiet {
 		t.Fatal("a check after a collection changed the settings")
+	}
+	if _, _, ok := m.check(f); ok || m.quiet {
+		t.Fatal("one check without a collection of the two needed changed the settings")
 	}
 	percent, limit, ok := m.check(f)
 	// The goal plus what is neither objects nor free pages: 300 + (400 - 150) MiB.
@@ -84,7 +87,7 @@ func TestIdleGCQuietInProcess(t *testing.T) {
 	t.Cleanup(func() { debug.SetGCPercent(oldPercent); debug.SetMemoryLimit(oldLimit) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { keepIdleGCQuiet(ctx, 200, 20*time.Millisecond); close(done) }()
+	go func() { keepIdleGCQuiet(ctx, 200, 20*time.Millisecond, 3); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	waitGOGC := func(want int64) {

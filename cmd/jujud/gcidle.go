@@ -14,14 +14,19 @@ import (
 // controller's heap does not change, so those collections free nothing, yet each marks all of
 // it: at 100,000 units they, and the scavenging after them, were four fifths of the idle
 // controller's and agent host's CPU (0.23 cores of the 0.2 the issue allows; BENCHMARKS.md, At
-// scale). So while the process goes a whole check without a collection, the collector's target
+// scale). So once the process has gone a minute without a collection, the collector's target
 // is turned off and a memory limit stands where the target would have started the next
 // collection: the heap is collected at the same size as before, but not on a timer. The first
-// collection (allocation that reaches the limit) brings the target back.
+// collection (allocation that reaches the limit) brings the target back. A busy process
+// collects every few seconds and is never switched.
 
-// idleCheck is how often the process looks for a quiet spell: well inside the runtime's two
-// minutes, so that no timed collection comes after the last real one.
-const idleCheck = 10 * time.Second
+// idleCheck is how often the process looks for a quiet spell, and quietChecks how many checks
+// in a row without a collection make one: a minute, well inside the runtime's two, so that no
+// timed collection comes after the last real one.
+const (
+	idleCheck   = 10 * time.Second
+	quietChecks = 6
+)
 
 // gcFigures are the runtime's figures the switch is decided on.
 type gcFigures struct {
@@ -73,20 +78,27 @@ func quietLimit(f gcFigures, backstop int64) int64 {
 type gcModes struct {
 	percent  int   // the target while busy
 	backstop int64 // the memory limit while busy (math.MaxInt64: none)
+	after    int   // checks in a row without a collection that make the process quiet
 	quiet    bool
 	cycles   uint64 // collections at the last check
+	still    int    // checks in a row without a collection
 }
 
-// check is one look at the figures: quiet after a check with no collection, busy again after
-// any collection. It returns the settings to apply, or ok false to leave them.
+// check is one look at the figures: quiet after m.after checks in a row with no collection,
+// busy again after any collection. It returns the settings to apply, or ok false to leave them.
 func (m *gcModes) check(f gcFigures) (percent int, limit int64, ok bool) {
 	collected := f.cycles != m.cycles
 	m.cycles = f.cycles
+	if collected {
+		m.still = 0
+	} else {
+		m.still++
+	}
 	switch {
 	case m.quiet && collected:
 		m.quiet = false
 		return m.percent, m.backstop, true
-	case !m.quiet && !collected:
+	case !m.quiet && m.still >= m.after:
 		m.quiet = true
 		return -1, quietLimit(f, m.backstop), true
 	}
@@ -105,12 +117,13 @@ func apply(percent int, limit int64) {
 	debug.SetMemoryLimit(limit)
 }
 
-// keepIdleGCQuiet runs the switch until ctx ends (the process's life): every check, and at
+// keepIdleGCQuiet runs the switch until ctx ends (the process's life): every check (after of
+// them in a row without a collection make it quiet), and at
 // once after each collection made while quiet (a collection at the limit must not leave the
 // next one at the same limit while the heap grows). The target while busy is percent, the limit
 // the one in force when it starts; both are put back when it ends.
-func keepIdleGCQuiet(ctx context.Context, percent int, every time.Duration) {
-	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), cycles: readGCFigures().cycles}
+func keepIdleGCQuiet(ctx context.Context, percent int, every time.Duration, after int) {
+	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), after: after, cycles: readGCFigures().cycles}
 	defer func() {
 		if m.quiet {
 			apply(m.percent, m.backstop)
