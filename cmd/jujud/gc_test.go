@@ -39,29 +39,42 @@ func TestMemTotalIsRead(t *testing.T) {
 	}
 }
 
-// Checks in a row without a collection make the process quiet (no target, a limit where the
-// target would have collected); the first collection after makes it busy again (issue 16).
-func TestIdleGCQuietAfterChecksWithoutCollection(t *testing.T) {
+// Idle checks in a row (no collection, next to no allocation) make the process quiet (no
+// target, a limit where the target would have collected); the first check that is not idle
+// makes it busy again (issue 16).
+func TestIdleGCQuietAfterIdleChecks(t *testing.T) {
 	const mib = 1 << 20
-	m := &gcModes{percent: 200, backstop: 12 << 30, after: 2, cycles: 5}
-	f := gcFigures{cycles: 6, goal: 300 * mib, objects: 100 * mib, mapped: 400 * mib, free: 50 * mib}
+	m := &gcModes{percent: 200, backstop: 12 << 30, after: 2, cycles: 5, allocs: 1000 * mib}
+	// 200 MiB of room before the next collection: a check is idle below 200 MiB / 384.
+	f := gcFigures{cycles: 6, allocs: 1000 * mib, goal: 300 * mib, objects: 100 * mib, mapped: 400 * mib, free: 50 * mib}
 	if _, _, ok := m.check(f); ok || m.quiet {
 		t.Fatal("a check after a collection changed the settings")
 	}
 	if _, _, ok := m.check(f); ok || m.quiet {
-		t.Fatal("one check without a collection of the two needed changed the settings")
+		t.Fatal("one idle check of the two needed changed the settings")
 	}
+	f.allocs += 1 * mib // busy: 1 MiB in one check would fill the room in 200 checks
+	if _, _, ok := m.check(f); ok || m.quiet || m.still != 0 {
+		t.Fatal("a check that allocated a lot counted as idle")
+	}
+	m.check(f)
+	f.allocs += 100 << 10 // 100 KiB: idle
 	percent, limit, ok := m.check(f)
 	// The goal plus what is neither objects nor free pages: 300 + (400 - 150) MiB.
 	if !ok || percent != -1 || limit != 550*mib || !m.quiet {
 		t.Fatalf("quiet check = %d, %d MiB, %v; want -1, 550 MiB, true", percent, limit/mib, ok)
 	}
 	if _, _, ok := m.check(f); ok {
-		t.Fatal("a quiet check without a collection changed the settings")
+		t.Fatal("an idle check while quiet changed the settings")
 	}
-	f.cycles++
+	f.allocs += 10 * mib
 	if percent, limit, ok := m.check(f); !ok || percent != 200 || limit != 12<<30 || m.quiet {
-		t.Fatalf("check after a collection while quiet = %d, %d, %v; want 200, the backstop, true", percent, limit, ok)
+		t.Fatalf("check after allocation while quiet = %d, %d, %v; want 200, the backstop, true", percent, limit, ok)
+	}
+	m.quiet, m.still = true, 0
+	f.cycles++
+	if percent, _, ok := m.check(f); !ok || percent != 200 || m.quiet {
+		t.Fatal("a collection while quiet did not make the process busy")
 	}
 }
 

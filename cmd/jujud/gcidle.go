@@ -14,15 +14,14 @@ import (
 // controller's heap does not change, so those collections free nothing, yet each marks all of
 // it: at 100,000 units they, and the scavenging after them, were four fifths of the idle
 // controller's and agent host's CPU (0.23 cores of the 0.2 the issue allows; BENCHMARKS.md, At
-// scale). So once the process has gone a minute without a collection, the collector's target
-// is turned off and a memory limit stands where the target would have started the next
-// collection: the heap is collected at the same size as before, but not on a timer. The first
-// collection (allocation that reaches the limit) brings the target back. A busy process
-// collects every few seconds and is never switched.
+// scale). So once the process has gone a minute without a collection and with next to no
+// allocation, the collector's target is turned off and a memory limit stands where the target
+// would have started the next collection: the heap is collected at the same size as before, but
+// not on a timer. The first check that sees a collection or allocation brings the target back.
 
-// idleCheck is how often the process looks for a quiet spell, and quietChecks how many checks
-// in a row without a collection make one: a minute, well inside the runtime's two, so that no
-// timed collection comes after the last real one.
+// idleCheck is how often the process looks for a quiet spell, and quietChecks how many idle
+// checks in a row make one: a minute, well inside the runtime's two, so that no timed
+// collection comes after the last real one.
 const (
 	idleCheck   = 10 * time.Second
 	quietChecks = 6
@@ -31,6 +30,7 @@ const (
 // gcFigures are the runtime's figures the switch is decided on.
 type gcFigures struct {
 	cycles  uint64 // collections so far
+	allocs  uint64 // bytes allocated so far
 	goal    uint64 // heap size (objects) at which the target starts the next collection
 	objects uint64 // bytes of heap objects, live or not yet swept
 	mapped  uint64 // memory the runtime holds and has not given back (what a memory limit counts)
@@ -45,6 +45,7 @@ func readGCFigures() gcFigures {
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/heap/allocs:bytes"},
 	}
 	metrics.Read(gcSamples)
 	v := func(i int) uint64 {
@@ -53,7 +54,7 @@ func readGCFigures() gcFigures {
 		}
 		return gcSamples[i].Value.Uint64()
 	}
-	return gcFigures{cycles: v(0), goal: v(1), objects: v(2), mapped: v(3) - min(v(4), v(3)), free: v(5)}
+	return gcFigures{cycles: v(0), goal: v(1), objects: v(2), mapped: v(3) - min(v(4), v(3)), free: v(5), allocs: v(6)}
 }
 
 // quietLimit is the memory limit that starts a collection when the heap's objects reach the
@@ -75,27 +76,39 @@ func quietLimit(f gcFigures, backstop int64) int64 {
 }
 
 // gcModes switches the collector between its target (busy) and a memory limit alone (quiet).
+// Quiet means idle: no collection and next to no allocation, at a pace that would take more than
+// quietRoom times the check's length to fill the room left before the target's next collection.
+// A process at 100,000 units has gigabytes of room and may go minutes between collections while
+// it works; the switch must not take it for idle then.
 type gcModes struct {
 	percent  int   // the target while busy
 	backstop int64 // the memory limit while busy (math.MaxInt64: none)
-	after    int   // checks in a row without a collection that make the process quiet
+	after    int   // idle checks in a row that make the process quiet
 	quiet    bool
 	cycles   uint64 // collections at the last check
-	still    int    // checks in a row without a collection
+	allocs   uint64 // bytes allocated at the last check
+	still    int    // idle checks in a row
 }
 
-// check is one look at the figures: quiet after m.after checks in a row with no collection,
-// busy again after any collection. It returns the settings to apply, or ok false to leave them.
+// quietRoom: a check is idle when what it allocated would fill the room before the next
+// collection no sooner than in this many checks (over an hour for checks of 10 s).
+const quietRoom = 384
+
+// check is one look at the figures: quiet after m.after idle checks in a row, busy again after
+// any check that is not idle. It returns the settings to apply, or ok false to leave them.
 func (m *gcModes) check(f gcFigures) (percent int, limit int64, ok bool) {
 	collected := f.cycles != m.cycles
-	m.cycles = f.cycles
-	if collected {
-		m.still = 0
-	} else {
+	allocated := f.allocs - min(m.allocs, f.allocs)
+	m.cycles, m.allocs = f.cycles, f.allocs
+	room := f.goal - min(f.objects, f.goal) // while quiet, the goal is the limit's
+	idle := !collected && allocated*quietRoom <= room
+	if idle {
 		m.still++
+	} else {
+		m.still = 0
 	}
 	switch {
-	case m.quiet && collected:
+	case m.quiet && !idle:
 		m.quiet = false
 		return m.percent, m.backstop, true
 	case !m.quiet && m.still >= m.after:
@@ -123,7 +136,8 @@ func apply(percent int, limit int64) {
 // next one at the same limit while the heap grows). The target while busy is percent, the limit
 // the one in force when it starts; both are put back when it ends.
 func keepIdleGCQuiet(ctx context.Context, percent int, every time.Duration, after int) {
-	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), after: after, cycles: readGCFigures().cycles}
+	f := readGCFigures()
+	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), after: after, cycles: f.cycles, allocs: f.allocs}
 	defer func() {
 		if m.quiet {
 			apply(m.percent, m.backstop)
