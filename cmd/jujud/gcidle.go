@@ -60,7 +60,7 @@ func readGCFigures() gcFigures {
 // quietLimit is the memory limit that starts a collection when the heap's objects reach the
 // target's goal. A limit counts all the memory the runtime holds; the heap may grow into its
 // free pages without the total growing, so what is not the heap's objects or free pages (stacks,
-// the runtime's own) is added to the goal. It is at least a twentieth above what is held now,
+// the runtime's own) is added to the goal. It is at least a sixteenth above what is held now,
 // so that the scavenger (which keeps what is held under 95 % of a limit) has nothing to hand
 // back, and never above backstop.
 func quietLimit(f gcFigures, backstop int64) int64 {
