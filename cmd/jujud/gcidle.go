@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -38,7 +37,7 @@ type gcFigures struct {
 }
 
 func readGCFigures() gcFigures {
-	gcSamples := []metrics.Sample{
+	samples := []metrics.Sample{
 		{Name: "/gc/cycles/total:gc-cycles"},
 		{Name: "/gc/heap/goal:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
@@ -47,12 +46,12 @@ func readGCFigures() gcFigures {
 		{Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/gc/heap/allocs:bytes"},
 	}
-	metrics.Read(gcSamples)
+	metrics.Read(samples)
 	v := func(i int) uint64 {
-		if gcSamples[i].Value.Kind() != metrics.KindUint64 {
+		if samples[i].Value.Kind() != metrics.KindUint64 {
 			return 0
 		}
-		return gcSamples[i].Value.Uint64()
+		return samples[i].Value.Uint64()
 	}
 	return gcFigures{cycles: v(0), goal: v(1), objects: v(2), mapped: v(3) - min(v(4), v(3)), free: v(5), allocs: v(6)}
 }
@@ -66,10 +65,7 @@ func readGCFigures() gcFigures {
 func quietLimit(f gcFigures, backstop int64) int64 {
 	other := f.mapped - min(f.free+f.objects, f.mapped)
 	limit := max(f.goal+other, f.mapped+f.mapped/16)
-	if limit > math.MaxInt64 {
-		limit = math.MaxInt64
-	}
-	if int64(limit) > backstop {
+	if limit >= uint64(backstop) { // a limit in force is never negative
 		return backstop
 	}
 	return int64(limit)
@@ -130,11 +126,11 @@ func apply(percent int, limit int64) {
 	debug.SetMemoryLimit(limit)
 }
 
-// keepIdleGCQuiet runs the switch until ctx ends (the process's life): every check (after of
-// them in a row without a collection make it quiet), and at
-// once after each collection made while quiet (a collection at the limit must not leave the
-// next one at the same limit while the heap grows). The target while busy is percent, the limit
-// the one in force when it starts; both are put back when it ends.
+// keepIdleGCQuiet runs the switch until ctx ends (the process's life): a check every every
+// (after idle ones in a row make the process quiet), and one at once after each collection
+// made while quiet, so that a collection at the limit does not leave the next one at the same
+// limit while the heap grows. The target while busy is percent, the limit the one in force
+// when it starts; both are put back when it ends.
 func keepIdleGCQuiet(ctx context.Context, percent int, every time.Duration, after int) {
 	f := readGCFigures()
 	m := &gcModes{percent: percent, backstop: debug.SetMemoryLimit(-1), after: after, cycles: f.cycles, allocs: f.allocs}
