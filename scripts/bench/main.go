@@ -214,10 +214,14 @@ func juju(args ...string) ([]byte, error) {
 }
 
 // jujuOutErr runs the CLI against the bench's controller and returns stdout and stderr.
-func jujuOutErr(args ...string) ([]byte, []byte, error) {
+func jujuOutErr(args ...string) ([]byte, []byte, error) { return jujuEnvOutErr(nil, args...) }
+
+// jujuEnvOutErr is jujuOutErr with env added to the CLI's environment (bootstrap passes it on
+// to jujud).
+func jujuEnvOutErr(env []string, args ...string) ([]byte, []byte, error) {
 	cmd := exec.Command(filepath.Join(bin, "juju"), args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "JUJU_DATA="+data, "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "JUJU_DATA="+data, "NO_COLOR=1"), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -23,13 +23,14 @@ type scaleProbe struct {
 	hostTicks  int64
 	rssKB      int
 	fds        int
+	logSizes   [2]int64 // where jujud's and the agent host's logs end (scalegc.go)
 }
 
 // clockTicks is USER_HZ, 100 on every Linux this runs on.
 const clockTicks = 100
 
 func probe() scaleProbe {
-	p := scaleProbe{at: time.Now()}
+	p := scaleProbe{at: time.Now(), logSizes: logSizes()}
 	for i, f := range []string{"jujud.pid", "agents.pid"} {
 		pid := readPID(filepath.Join(ctrlDir(), f))
 		if pid == 0 {
@@ -181,7 +182,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	if n < 2000 {
 		return fmt.Errorf("-scale %d: at least 2000 units (1,000 are measured at each end)", n)
 	}
-	if _, err := juju("bootstrap"); err != nil {
+	if _, _, err := jujuEnvOutErr([]string{gcTraceEnv}, "bootstrap"); err != nil {
 		return err
 	}
 	defer killControllerAndHost()
@@ -202,6 +203,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		return fmt.Errorf("first 1,000 units: %w", err)
 	}
 	first := p1.jujudTicks - p0.jujudTicks
+	firstGC := gcBetween(p0, p1)
 	firstAll := first + p1.hostTicks - p0.hostTicks
 	deployTime := p1.at.Sub(p0.at)
 	fmt.Fprintf(os.Stderr, "scale: 1,000 units idle after %s\n", fmtDur(deployTime))
@@ -248,6 +250,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 
 	// The last 1,000, measured.
 	var last, lastAll int64
+	var lastGC [2]gcSummary
 	if stopped == "" && room(1000) {
 		p4 := probe()
 		if _, err := juju("add-unit", app, "-n", "1000", "-m", model); err != nil {
@@ -259,6 +262,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			return fmt.Errorf("last 1,000 units: %w", err)
 		}
 		last = p5.jujudTicks - p4.jujudTicks
+		lastGC = gcBetween(p4, p5)
 		lastAll = last + p5.hostTicks - p4.hostTicks
 		deployTime += p5.at.Sub(p4.at)
 	}
@@ -324,6 +328,11 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		"or every 20 times what its last status call took when that is longer). Idle CPU is the average over %s of nothing to do, "+
 		"5 s after the last unit went idle. The machine's 1-minute load average at the start was %.1f on %d cores.",
 		size, fmtSecs(idleWindow), load0, runtime.NumCPU()))
+	if last != 0 {
+		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the two measured windows (from the runtime's gctrace lines in the processes' logs; "+
+			"their CPU is part of the figures above): the first 1,000 units, jujud %s, the agent host %s; the last 1,000, jujud %s, the agent host %s.",
+			size, firstGC[0], firstGC[1], lastGC[0], lastGC[1]))
+	}
 	if stopped != "" {
 		notes = append(notes, fmt.Sprintf("Scale, asked for %s units: %s; the figures above are at %s units.", thousands(float64(target)), stopped, size))
 	}
