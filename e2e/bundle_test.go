@@ -17,6 +17,7 @@ import (
 // resource reaches the controller, and a changed file is attached on the next deploy
 // (issue 14's proof).
 func TestBundleJourney(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

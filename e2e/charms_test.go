@@ -125,6 +125,7 @@ func inOrder(got []string, want ...string) bool {
 // departed then broken, subordinates, a failing hook and resolved, a provisioning error and
 // resolved --constraints (issue 4's proof).
 func TestCharmsJourney(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

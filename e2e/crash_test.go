@@ -219,6 +219,7 @@ func descendsFrom(pid, ancestor int) bool {
 // controller is started again as it was, and the model must converge with no hook run twice,
 // no hook left over from a dead agent host, and every CLI call whole or not at all (issue 13).
 func TestControllerSurvivesCrashes(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

@@ -104,6 +104,7 @@ var docSetups = map[string][]string{
 // stand for what the test already built and packed); JSON examples parse, and the one for
 // `juju config` is exactly what the command prints.
 func TestDocExamples(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

@@ -41,6 +41,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// longJourney runs a journey that takes half a minute or more beside the other long ones, two
+// at a time (go test's -parallel, GOMAXPROCS), once the short ones are done. Each has a
+// controller of its own (its own $JUJU_DATA, free ports, processes only it signals), and much
+// of their time is waiting on hooks, elections and restarts: one after another the package took
+// 9 minutes, the longest part of make test.
+func longJourney(t *testing.T) { t.Parallel() }
+
 // build compiles the binaries (once per package run) and gives the test a fresh client store.
 func build(t *testing.T) *env {
 	t.Helper()

@@ -151,6 +151,7 @@ func allActive(app string, n int) func(unitsJSON) bool {
 // are refused (no quorum) and reads say the controller is degraded; one member back restores
 // service.
 func TestHAJourney(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

@@ -35,6 +35,7 @@ type jubilantOutcome struct {
 // method the CLI contract covers. Set JUBILANT_TESTS to a space-separated list of name patterns
 // to run only some of its tests.
 func TestJubilant(t *testing.T) {
+	longJourney(t)
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}

@@ -239,6 +239,7 @@ func TestOpsCharmJubilant(t *testing.T) {
 // 2 s: leadership, the token in the peer application data, application data both ways across
 // kv, unit and application statuses, update-status and a config change.
 func TestOpsCharmKV(t *testing.T) {
+	longJourney(t)
 	e, charms := opsCharms(t)
 	const model = "kv"
 	e.ok("add-model", model, "--config", "update-status-hook-interval=2s")
@@ -392,6 +393,7 @@ func ranInOrder(want ...string) func([]hookRecord) bool {
 // call with ops's flags, state kept by the controller (state-get/set/delete) and one
 // loopback address per machine.
 func TestOpsCharmHookOrder(t *testing.T) {
+	longJourney(t)
 	e, charms := opsCharms(t)
 	const model = "hooks"
 	e.ok("add-model", model)

@@ -594,6 +594,10 @@ func (s *Store) RemoveMember(ctx context.Context, id uint64) error {
 		switch {
 		case err == nil, retried && errors.Is(err, rpctypes.ErrMemberNotFound):
 			return nil // gone: by this call, or by one whose answer was lost
+		case s.removedSelf(id):
+			// This store's own member, which stops once it has applied its removal: on a
+			// loaded host it can stop before it answers ("server stopped").
+			return nil
 		case errors.Is(err, rpctypes.ErrMemberNotFound):
 			return fmt.Errorf("etcd member %x not found", id)
 		case errors.Is(err, rpctypes.ErrUnhealthy):
@@ -609,6 +613,12 @@ func (s *Store) RemoveMember(ctx context.Context, id uint64) error {
 			return fmt.Errorf("removing etcd member %s: %s: %w", describe(*target), why, err)
 		}
 	}
+}
+
+// removedSelf reports whether id is this store's embedded member and that member has applied
+// its own removal from the cluster.
+func (s *Store) removedSelf(id uint64) bool {
+	return s.etcd != nil && uint64(s.etcd.Server.MemberID()) == id && s.etcd.Server.IsIDRemoved(id)
 }
 
 // CheckQuorum returns nil when the store can do a linearizable read now (within ctx and

@@ -415,3 +415,40 @@ func TestJoinAfterADiedJoin(t *testing.T) {
 		check(a, s)
 	})
 }
+
+// A member that removes itself is told it is gone, whether its etcd answered the removal or
+// stopped first (on a loaded host it stops before it answers: "server stopped"), and the
+// others no longer count it.
+func TestMemberRemovesItself(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	caDir := t.TempDir()
+	a, err := StartEmbedded(ctx, t.TempDir(), EmbeddedOptions{NoFsync: true, CADir: caDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := JoinEmbedded(ctx, t.TempDir(), EmbeddedOptions{NoFsync: true, CADir: caDir, Name: "b"}, JoinOptions{Endpoints: []string{a.Endpoint()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	waitForWrite(ctx, t, b, 10*time.Second)
+	if b.removedSelf(b.MemberID()) {
+		t.Fatal("a member in the cluster reads as removed")
+	}
+	id := b.MemberID()
+	if err := b.RemoveMember(ctx, id); err != nil {
+		t.Fatalf("removing itself: %v", err)
+	}
+	if !b.removedSelf(id) {
+		t.Error("after its removal the member does not read as removed")
+	}
+	members, err := a.Members(ctx)
+	if err != nil || len(members) != 1 || members[0].ID == id {
+		t.Fatalf("members after the removal: %+v %v", members, err)
+	}
+	if _, err := a.Client.Put(ctx, "/k", "v"); err != nil {
+		t.Fatal(err)
+	}
+}
