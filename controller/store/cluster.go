@@ -594,10 +594,14 @@ func (s *Store) RemoveMember(ctx context.Context, id uint64) error {
 		switch {
 		case err == nil, retried && errors.Is(err, rpctypes.ErrMemberNotFound):
 			return nil // gone: by this call, or by one whose answer was lost
-		case s.removedSelf(id):
-			// This store's own member, which stops once it has applied its removal: on a
-			// loaded host it can stop before it answers ("server stopped").
-			return nil
+		case id == s.MemberID() && errors.Is(err, rpctypes.ErrStopped):
+			// This store's own member stops once it learns of its removal, and on a loaded
+			// host before it answers: the others say whether it is gone.
+			gone, gerr := s.goneFromCluster(ctx, id, members)
+			if gone {
+				return nil
+			}
+			return fmt.Errorf("removing etcd member %s: %w", describe(*target), errors.Join(err, gerr))
 		case errors.Is(err, rpctypes.ErrMemberNotFound):
 			return fmt.Errorf("etcd member %x not found", id)
 		case errors.Is(err, rpctypes.ErrUnhealthy):
@@ -615,10 +619,42 @@ func (s *Store) RemoveMember(ctx context.Context, id uint64) error {
 	}
 }
 
-// removedSelf reports whether id is this store's embedded member and that member has applied
-// its own removal from the cluster.
-func (s *Store) removedSelf(id uint64) bool {
-	return s.etcd != nil && uint64(s.etcd.Server.MemberID()) == id && s.etcd.Server.IsIDRemoved(id)
+// goneFromCluster asks the members other than id, through a client of its own (this store's
+// member may have stopped), whether id is still in the cluster. A nil error with false: it is.
+func (s *Store) goneFromCluster(ctx context.Context, id uint64, members []ClusterMember) (bool, error) {
+	var others []string
+	for _, m := range members {
+		if m.ID != id && m.ClientURL != "" {
+			others = append(others, m.ClientURL)
+		}
+	}
+	if len(others) == 0 {
+		return false, errors.New("no other member to ask")
+	}
+	tlsCfg, err := clientTLS(s.ClientTLS())
+	if err != nil {
+		return false, err
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: others, TLS: tlsCfg, DialTimeout: callTimeout, Context: ctx, Logger: zap.NewNop()})
+	if err != nil {
+		return false, fmt.Errorf("asking the other members: %w", err)
+	}
+	defer cli.Close()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		resp, err := cli.MemberList(cctx)
+		cancel()
+		if err == nil {
+			return !slices.ContainsFunc(resp.Members, func(m *etcdserverpb.Member) bool { return m.ID == id }), nil
+		}
+		// The others elect a leader when the one removed led them.
+		if !unanswered(ctx, err) {
+			return false, fmt.Errorf("asking the other members: %w", err)
+		}
+		if err := sleep(ctx, retryInterval); err != nil {
+			return false, fmt.Errorf("asking the other members: %w", err)
+		}
+	}
 }
 
 // CheckQuorum returns nil when the store can do a linearizable read now (within ctx and

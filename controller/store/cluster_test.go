@@ -434,15 +434,19 @@ func TestMemberRemovesItself(t *testing.T) {
 	}
 	defer b.Close()
 	waitForWrite(ctx, t, b, 10*time.Second)
-	if b.removedSelf(b.MemberID()) {
-		t.Fatal("a member in the cluster reads as removed")
+	before, err := b.Members(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
 	id := b.MemberID()
+	if gone, err := b.goneFromCluster(ctx, id, before); gone || err != nil {
+		t.Fatalf("before the removal the others say gone=%v (%v)", gone, err)
+	}
 	if err := b.RemoveMember(ctx, id); err != nil {
 		t.Fatalf("removing itself: %v", err)
 	}
-	if !b.removedSelf(id) {
-		t.Error("after its removal the member does not read as removed")
+	if gone, err := b.goneFromCluster(ctx, id, before); !gone || err != nil {
+		t.Errorf("after the removal the others say gone=%v (%v)", gone, err)
 	}
 	members, err := a.Members(ctx)
 	if err != nil || len(members) != 1 || members[0].ID == id {
