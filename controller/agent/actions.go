@@ -593,6 +593,9 @@ func (a *unitAgent) finishTask(ctx context.Context, t *pb.Task, out taskOutcome)
 // it (action-get and the rest included), and its environment is a hook's with the action's
 // name and id. The outcome is zero when ctx ended first.
 func (a *unitAgent) execTask(ctx context.Context, run *taskRun, snap *snapshot, abort <-chan struct{}) taskOutcome {
+	if err := a.isolate(); err != nil {
+		return taskOutcome{status: taskFailed, message: err.Error()}
+	}
 	id := hooktool.NewContextID()
 	a.registerContext(id, &hookContext{a: a, hook: &hookSpec{}, snap: snap, action: run})
 	defer a.tools.Unregister(id)

@@ -57,6 +57,9 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) err
 		}
 		return &hookError{hook: name, reason: "is not executable"}
 	}
+	if err := a.isolate(); err != nil {
+		return err
+	}
 	module := "unit." + a.conf.ID + "." + name
 	a.log.write("INFO", "juju.worker.uniter", fmt.Sprintf("running %q hook", name))
 	hctx, cancel := context.WithTimeout(ctx, a.hookTimeout)
@@ -234,13 +237,17 @@ func (a *unitAgent) installTools() error {
 
 // isolate readies the unit for charm code that runs as its machine's uid (nothing to do when it
 // does not): the home directory. Its hooks' tools answer that uid alone (registerContext). It
-// runs before the first hook.
+// runs before each process the unit starts (hooks, actions, juju exec): a deploy of thousands of
+// units without hooks makes no directory it would not use. Making it twice does no harm.
 func (a *unitAgent) isolate() error {
-	if !a.conf.isolated() {
+	if !a.conf.isolated() || a.homeMade.Load() {
 		return nil
 	}
-	_, err := ensureHome(a.dir, a.conf)
-	return err
+	if _, err := ensureHome(a.dir, a.conf); err != nil {
+		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
+	}
+	a.homeMade.Store(true)
+	return nil
 }
 
 // canRun reports whether the machine's processes may execute path: asked of the kernel, by a

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jujuclone/juju/api/apierr"
@@ -68,6 +69,9 @@ type unitAgent struct {
 	statusChecked bool
 	// dirty: st changed (by hooks the charm does not have) since it was last written.
 	dirty bool
+	// homeMade: the home directory of the machine uid's charm code is there (isolate), made
+	// before the unit's first process: a hookless unit never needs one (issue 16).
+	homeMade atomic.Bool
 	hooks map[string]bool
 	// dispatch: the charm has a dispatch script, which runs every hook (hooks is nil then:
 	// the charm has every hook).
@@ -271,10 +275,6 @@ func (a *unitAgent) setup(ctx context.Context) error {
 		return fmt.Errorf("unit %s: serving hook tools: %w", a.conf.ID, err)
 	}
 	a.toolsAddr = a.tools.Addr()
-	if err := a.isolate(); err != nil {
-		a.teardown()
-		return fmt.Errorf("unit %s: %w", a.conf.ID, err)
-	}
 	return nil
 }
 

@@ -64,6 +64,10 @@ type Config struct {
 	Capacity func(ctx context.Context) error
 }
 
+// streamWorkers is how many goroutines the server keeps to run calls on. A 10,000-unit deploy
+// has dozens of calls in flight at once, most waiting on the store's commit.
+const streamWorkers = 64
+
 // New builds the gRPC server with authentication and every service registered.
 func New(cfg Config) *grpc.Server {
 	if cfg.Now == nil {
@@ -95,6 +99,10 @@ func New(cfg Config) *grpc.Server {
 		grpc.ChainStreamInterceptor(gate.markStream, auth.stream, gate.stream),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
+		// Calls run on kept goroutines whose stacks have grown already: a goroutine per call
+		// grew its stack anew each time (4 % of jujud's CPU in a 10,000-unit deploy, issue
+		// 16). When all are busy (calls waiting on the store), a call gets a goroutine of its own.
+		grpc.NumStreamWorkers(streamWorkers),
 	)
 	hubCtx := cfg.Context
 	if hubCtx == nil {

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -213,6 +214,10 @@ type budget struct {
 	total  int64
 }
 
+// copyBuffers are copyEntry's buffers: the agent host unpacks a charm per unit it deploys, and a
+// fresh 32 KiB buffer per file was allocated and cleared each time.
+var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
 // copyEntry copies e's content to w, stopping as soon as a limit is passed.
 func (b *budget) copyEntry(w io.Writer, e *entry) error {
 	rc, err := e.f.Open()
@@ -220,7 +225,9 @@ func (b *budget) copyEntry(w io.Writer, e *entry) error {
 		return archiveError("entry %q: %v", e.f.Name, err)
 	}
 	defer rc.Close()
-	buf := make([]byte, 32<<10)
+	bp := copyBuffers.Get().(*[32 << 10]byte)
+	defer copyBuffers.Put(bp)
+	buf := bp[:]
 	var n int64
 	for {
 		k, err := rc.Read(buf)

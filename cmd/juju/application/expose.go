@@ -58,7 +58,7 @@ under exposed-endpoints.
 
 There is no firewall on the local provider: the controller records, for each machine,
 the ports it would open and from where in firewall.json in the machine's instance
-directory, and opens nothing.`,
+directory (once the machine has had a rule), and opens nothing.`,
 		Example: `  juju expose apache2
   juju expose apache2 --endpoints logs --to-cidrs 10.0.0.0/24
   juju expose apache2 --to-spaces alpha`,

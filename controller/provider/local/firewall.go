@@ -40,24 +40,32 @@ type firewallRecord struct {
 
 const firewallNote = "no firewall on the local provider: these are the ingress rules a cloud firewall would have; nothing is opened or closed"
 
-// SetIngressRules records the ingress rules of a machine's instance (none: an empty list) in
-// its FirewallFile, rewriting it only when they changed. An instance whose directory is gone
-// (released) has nothing to record.
+// SetIngressRules records the ingress rules of a machine's instance in its FirewallFile,
+// rewriting it only when they changed. An instance that has never had a rule has no file (a
+// deploy of thousands of machines makes no file per machine to say so, issue 16); one whose
+// rules all went records an empty list. An instance whose directory is gone (released) has
+// nothing to record.
 func (p *Provider) SetIngressRules(instanceID, machineID string, rules []IngressRule) error {
 	dir := p.instanceDir(instanceID)
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
+	path := filepath.Join(dir, FirewallFile)
+	old, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if len(rules) == 0 {
+			return nil
+		}
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
 	}
 	if rules == nil {
 		rules = []IngressRule{}
 	}
-	data, err := json.MarshalIndent(firewallRecord{Note: firewallNote, Machine: machineID, IngressRules: rules}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the ingress rules of instance %s: %w", instanceID, err)
+	data, jerr := json.MarshalIndent(firewallRecord{Note: firewallNote, Machine: machineID, IngressRules: rules}, "", "  ")
+	if jerr != nil {
+		return fmt.Errorf("encoding the ingress rules of instance %s: %w", instanceID, jerr)
 	}
 	data = append(data, '\n')
-	path := filepath.Join(dir, FirewallFile)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	// Unsynced: the firewaller's first pass after a restart writes what the store says again

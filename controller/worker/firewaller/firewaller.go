@@ -2,7 +2,7 @@
 // firewall would have (juju expose): the ports the units on the machine opened (open-port), for
 // the units of exposed applications, from the CIDRs and spaces their expose rules allow. The
 // local provider has no firewall: it writes the rules to the instance's firewall.json
-// (local.FirewallFile) and opens nothing.
+// (local.FirewallFile), once the instance has had one, and opens nothing.
 package firewaller
 
 import (
