@@ -72,7 +72,7 @@ type unitAgent struct {
 	// homeMade: the home directory of the machine uid's charm code is there (isolate), made
 	// before the unit's first process: a hookless unit never needs one (issue 16).
 	homeMade atomic.Bool
-	hooks map[string]bool
+	hooks    map[string]bool
 	// dispatch: the charm has a dispatch script, which runs every hook (hooks is nil then:
 	// the charm has every hook).
 	dispatch bool
