@@ -48,8 +48,8 @@ const firewallNote = "no firewall on the local provider: these are the ingress r
 func (p *Provider) SetIngressRules(instanceID, machineID string, rules []IngressRule) error {
 	dir := p.instanceDir(instanceID)
 	path := filepath.Join(dir, FirewallFile)
-	old, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	old, readErr := os.ReadFile(path)
+	if errors.Is(readErr, os.ErrNotExist) {
 		if len(rules) == 0 {
 			return nil
 		}
@@ -60,12 +60,12 @@ func (p *Provider) SetIngressRules(instanceID, machineID string, rules []Ingress
 	if rules == nil {
 		rules = []IngressRule{}
 	}
-	data, jerr := json.MarshalIndent(firewallRecord{Note: firewallNote, Machine: machineID, IngressRules: rules}, "", "  ")
-	if jerr != nil {
-		return fmt.Errorf("encoding the ingress rules of instance %s: %w", instanceID, jerr)
+	data, err := json.MarshalIndent(firewallRecord{Note: firewallNote, Machine: machineID, IngressRules: rules}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the ingress rules of instance %s: %w", instanceID, err)
 	}
 	data = append(data, '\n')
-	if err == nil && bytes.Equal(old, data) {
+	if readErr == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	// Unsynced: the firewaller's first pass after a restart writes what the store says again
