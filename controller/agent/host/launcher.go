@@ -219,9 +219,55 @@ func (l *Launcher) connect() (net.Conn, error) {
 			return nil, err
 		}
 	}
-	if err := l.spawn(); err != nil {
-		return nil, err
+	// A host that is stopping (shut down, or killed by SIGTERM) holds the lock until its last
+	// agent has stopped, minutes with 100,000 of them (issue 16), and a host started meanwhile
+	// would exit at once ("already running"): wait for it, without counting that wait against
+	// the start timeout.
+	for {
+		if err := l.awaitRelease(); err != nil {
+			return nil, err
+		}
+		exited, err := l.spawn()
+		if err != nil {
+			return nil, err
+		}
+		conn, err := l.awaitHello(exited)
+		if !errors.Is(err, errLockTaken) {
+			return conn, err
+		}
 	}
+}
+
+// errLockTaken says the host just started exited because another held the lock.
+var errLockTaken = errors.New("another agent host holds the lock")
+
+// awaitRelease waits until no host holds the data directory's lock.
+func (l *Launcher) awaitRelease() error {
+	if released(l.cfg.DataDir) {
+		return nil
+	}
+	start := time.Now()
+	l.cfg.Log.Info("agent host: waiting for the previous one to stop its agents")
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	report := time.Minute
+	for !released(l.cfg.DataDir) {
+		select {
+		case <-l.ctx.Done():
+			return fmt.Errorf("waiting for the previous agent host to stop: %w", l.ctx.Err())
+		case <-tick.C:
+		}
+		if waited := time.Since(start); waited >= report {
+			l.cfg.Log.Warn("agent host: the previous one is still stopping its agents", "waited", waited.Round(time.Second))
+			report += time.Minute
+		}
+	}
+	return nil
+}
+
+// awaitHello waits (up to the start timeout) for the host just started to answer; exited is
+// closed when that process has ended.
+func (l *Launcher) awaitHello(exited <-chan struct{}) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
 	defer cancel()
 	for {
@@ -243,6 +289,16 @@ func (l *Launcher) connect() (net.Conn, error) {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("agent host did not answer within %s (see %s): %w", l.cfg.StartTimeout,
 				filepath.Join(l.cfg.DataDir, LogFile), err)
+		case <-exited:
+			// Another host may have answered meanwhile (started by a launcher beside this one).
+			if conn, _, err := l.hello(ctx); err == nil {
+				l.markUp()
+				return conn, nil
+			}
+			if !released(l.cfg.DataDir) {
+				return nil, errLockTaken
+			}
+			return nil, fmt.Errorf("agent host exited as it started (see %s)", filepath.Join(l.cfg.DataDir, LogFile))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -277,26 +333,27 @@ func (l *Launcher) markUp() {
 
 // spawn starts a host in a session of its own, so that it outlives the controller and no
 // signal meant for the controller's process group reaches it.
-func (l *Launcher) spawn() error {
+func (l *Launcher) spawn() (exited <-chan struct{}, err error) {
 	logf, err := os.OpenFile(filepath.Join(l.cfg.DataDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("opening agent host log: %w", err)
+		return nil, fmt.Errorf("opening agent host log: %w", err)
 	}
 	defer logf.Close()
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer devnull.Close()
 	cmd := exec.Command(l.cfg.Command[0], l.cfg.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting agent host: %w", err)
+		return nil, fmt.Errorf("starting agent host: %w", err)
 	}
 	l.cfg.Log.Info("agent host started", "pid", cmd.Process.Pid)
-	go func() { _ = cmd.Wait() }() // reaped while the controller lives; init reaps it after
-	return nil
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }() // reaped while the controller lives; init reaps it after
+	return done, nil
 }
 
 // supervise waits for the host to go away, then starts another and hands it every agent.
