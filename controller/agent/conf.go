@@ -89,8 +89,9 @@ func WriteConf(dir string, c Conf) error {
 	return writeConf(dir, c, atomicfile.Write)
 }
 
-// WriteConfUnsynced is WriteConf without waiting for the disk, for a caller that holds a lock
-// while it writes (the local provider's uid claims): it calls SyncConf once it has let go.
+// WriteConfUnsynced is WriteConf without waiting for the disk: for a caller that holds a lock
+// while it writes (the local provider's uid claims), which calls SyncConf once it has let go,
+// or one that writes the file again when a crash lost it (a unit's, deployer.deploy).
 func WriteConfUnsynced(dir string, c Conf) error {
 	return writeConf(dir, c, atomicfile.WriteUnsynced)
 }

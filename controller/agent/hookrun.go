@@ -38,7 +38,7 @@ func (e *hookError) Error() string { return fmt.Sprintf("hook %q %s", e.hook, e.
 // learns the hook from JUJU_DISPATCH_PATH), else hooks/<name>. It runs in the charm directory
 // as a process in its own process group, with env, its output to the unit log, killed with its
 // children at the time limit.
-func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) error {
+func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env func() []string) error {
 	name := h.Name()
 	path := filepath.Join(a.charmDir(), "hooks", name)
 	if a.dispatch {
@@ -67,7 +67,7 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env []string) err
 	defer slotOf(ctx).during(ctx)() // a hook's run holds no permit (workslots.go)
 	cmd := exec.CommandContext(hctx, path)
 	cmd.Dir = a.charmDir()
-	cmd.Env = env
+	cmd.Env = env()
 	// Its own process group, so that the time limit kills what the hook started too; as the
 	// machine's uid when it has one; killed if the agent dies (Conf.procAttr).
 	cmd.SysProcAttr = a.conf.procAttr()

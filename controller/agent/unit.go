@@ -561,7 +561,9 @@ func (a *unitAgent) runHook(ctx context.Context, h *hookSpec, snap *snapshot) er
 	}
 	id := hooktool.NewContextID() // unguessable: only the hook's environment holds it
 	a.registerContext(id, &hookContext{a: a, hook: h, snap: snap})
-	err := a.execHook(ctx, h, a.hookEnv(h, id, snap))
+	// The environment is made only for a hook the charm has: a hookless unit's install, start
+	// and the rest cost no environment each (issue 16).
+	err := a.execHook(ctx, h, func() []string { return a.hookEnv(h, id, snap) })
 	a.tools.Unregister(id)
 	var failed *hookError
 	switch {
