@@ -212,6 +212,10 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	// has the memory for the next call (a run that would be killed by the kernel records how far
 	// it got, and why, instead).
 	have, stopped := 1000, ""
+	// The last of these calls is measured too: its thousands of units span several of jujud's
+	// collections, where the last 1,000 may catch none of them or two (at 100,000 units each
+	// is seconds of CPU), so it says what a unit costs near the end with its share of them.
+	var lastBatch batchCost
 	room := func(k int) bool {
 		if growFor > 0 && time.Since(began) > growFor {
 			stopped = fmt.Sprintf("at %s units it stopped growing: the run was given %s to grow (-scale-for)", thousands(float64(have)), growFor)
@@ -246,6 +250,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			return fmt.Errorf("%d units: %w", have, err)
 		}
 		deployTime += p3.at.Sub(p2.at)
+		lastBatch = batchCost{units: k, jujud: p3.jujudTicks - p2.jujudTicks, gc: gcBetween(p2, p3)}
 	}
 
 	// The last 1,000, measured.
@@ -314,6 +319,8 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			median: deployTime, budget: scaleBudget(target, "≤ 60 s", "≤ 15 min")},
 		perUnitRow(fmt.Sprintf("%s units: jujud CPU per added unit, the last 1,000 against the first 1,000", size), last, first, scaleBudget(target, "≤ 1.2×", "≤ 1.5×")),
 		perUnitRow(fmt.Sprintf("%s units: jujud and agent host CPU per added unit, the same", size), lastAll, firstAll, ""),
+		lastBatch.row(fmt.Sprintf("%s units: jujud CPU per added unit over the last add-unit -n %s (to %s units), against the first 1,000",
+			size, thousands(float64(lastBatch.units)), thousands(float64(n-1000))), first, perUnit),
 		row{what: fmt.Sprintf("%s units: idle CPU of jujud and the agent host (%s)", size, fmtSecs(idleWindow)), value: fmt.Sprintf("%.3f cores", idle), budget: scaleBudget(target, "≤ 0.05 cores", "≤ 0.2 cores")},
 		row{what: fmt.Sprintf("%s units: RSS of jujud and the agent host", size), value: fmt.Sprintf("%.2f GiB", float64(i1.rssKB)/(1<<20)), budget: scaleBudget(target, "≤ 2 GiB", "≤ 16 GiB")},
 		row{what: fmt.Sprintf("%s units: open file descriptors of jujud and the agent host", size), value: thousands(float64(i1.fds)), budget: scaleBudget(target, "≤ 2,000", "≤ 10,000")},
@@ -332,6 +339,10 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the two measured windows (from the runtime's gctrace lines in the processes' logs; "+
 			"their CPU is part of the figures above): the first 1,000 units, jujud %s, the agent host %s; the last 1,000, jujud %s, the agent host %s.",
 			size, firstGC[0], firstGC[1], lastGC[0], lastGC[1]))
+	}
+	if lastBatch.units > 0 {
+		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the last add-unit -n %s: jujud %s.",
+			size, thousands(float64(lastBatch.units)), lastBatch.gc[0]))
 	}
 	if stopped != "" {
 		notes = append(notes, fmt.Sprintf("Scale, asked for %s units: %s; the figures above are at %s units.", thousands(float64(target)), stopped, size))
@@ -407,3 +418,20 @@ func memAvailableKB() float64 {
 
 // fmtSecs writes a whole number of seconds: "120 s".
 func fmtSecs(d time.Duration) string { return fmt.Sprintf("%.0f s", d.Seconds()) }
+
+// batchCost is what one add-unit call of the growing phase cost jujud, until all idle.
+type batchCost struct {
+	units int
+	jujud int64 // clock ticks
+	gc    [2]gcSummary
+}
+
+// row compares the batch's CPU per unit with the first 1,000's (first ticks for 1,000 units).
+func (b batchCost) row(what string, first int64, perUnit func(int64) time.Duration) row {
+	if b.units == 0 {
+		return row{what: what, value: "not measured (no add-unit between the first and the last 1,000)"}
+	}
+	per := float64(b.jujud) * 1000 / float64(b.units) // ticks per 1,000 units
+	return row{what: what, value: fmt.Sprintf("%s against %s", fmtUs(perUnit(int64(per))), fmtUs(perUnit(first))),
+		ratio: fmt.Sprintf("%.2f×", per/float64(max(first, 1)))}
+}
