@@ -282,6 +282,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	time.Sleep(idleWindow)
 	i1 := probe()
 	idle := i1.cores(i0)
+	idleGC := gcBetween(i0, i1)
 
 	statusJSON := median(5, func() error { _, err := juju("status", "--format", "json", "-m", model); return err })
 	statusTab := median(5, func() error { _, err := juju("status", "-m", model); return err })
@@ -340,6 +341,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			"their CPU is part of the figures above): the first 1,000 units, jujud %s, the agent host %s; the last 1,000, jujud %s, the agent host %s.",
 			size, firstGC[0], firstGC[1], lastGC[0], lastGC[1]))
 	}
+	notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the idle window: jujud %s, the agent host %s.", size, idleGC[0], idleGC[1]))
 	if lastBatch.units > 0 {
 		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the last add-unit -n %s: jujud %s.",
 			size, thousands(float64(lastBatch.units)), lastBatch.gc[0]))
