@@ -328,20 +328,28 @@ func TestForceRemoveUnit_LF1(t *testing.T) {
 	}
 }
 
+// unitConf finds the agent.conf of a unit (its directory's name, unit-<app>-<n>) in the
+// controller's data directory dir, and reads it.
+func unitConf(t *testing.T, dir, unitDir string) (path string, conf agent.Conf) {
+	t.Helper()
+	confs, err := filepath.Glob(filepath.Join(dir, "instances", "*", "units", unitDir, agent.ConfFile))
+	if err != nil || len(confs) != 1 {
+		t.Fatalf("unit agent conf: %v %v", confs, err)
+	}
+	conf, err = agent.ReadConf(filepath.Dir(confs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return confs[0], conf
+}
+
 // A removed unit's credential is refused at once: the API server forgets cached credentials
 // of removed entities as the store deletes them.
 func TestRemovedUnitCredentialIsRefused(t *testing.T) {
 	c, info, dir := startController(t)
 	deploy(t, c, "mysql", "mysql", 1)
 	waitFor(t, c, "default", "idle", func(fs *pb.FullStatusResponse) bool { return len(fs.Machines) == 1 && allIdle(fs) })
-	confs, err := filepath.Glob(filepath.Join(dir, "instances", "*", "units", "unit-mysql-0", agent.ConfFile))
-	if err != nil || len(confs) != 1 {
-		t.Fatalf("unit agent conf: %v %v", confs, err)
-	}
-	conf, err := agent.ReadConf(filepath.Dir(confs[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, conf := unitConf(t, dir, "unit-mysql-0")
 	ac := client.NewFromConn(mustConn(t, info), client.Config{Tag: conf.Tag, Password: conf.Password, Model: conf.Model})
 	if _, err := ac.GetUnit(context.Background(), conf.Model, "mysql/0"); err != nil {
 		t.Fatalf("unit agent before removal: %v", err)

@@ -50,22 +50,16 @@ func TestUnitConfLostInACrashIsWrittenAgain(t *testing.T) {
 	waitFor(t, c, "default", "idle", allIdle)
 	stop()
 
-	confs, err := filepath.Glob(filepath.Join(dir, "instances", "*", "units", "unit-mysql-0", agent.ConfFile))
-	if err != nil || len(confs) != 1 {
-		t.Fatalf("unit agent conf: %v %v", confs, err)
-	}
-	before, err := agent.ReadConf(filepath.Dir(confs[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(confs[0], 0); err != nil {
+	path, before := unitConf(t, dir, "unit-mysql-0")
+	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
 	c, info, stop := runController(t, dir, ext)
 	defer stop()
 	var after agent.Conf
+	var err error
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if after, err = agent.ReadConf(filepath.Dir(confs[0])); err == nil {
+		if after, err = agent.ReadConf(filepath.Dir(path)); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
