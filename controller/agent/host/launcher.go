@@ -84,16 +84,28 @@ func Shutdown(ctx context.Context, dataDir string) error {
 		return err
 	}
 	// The host holds its lock until its last agent has stopped.
-	for {
-		if released(dataDir) {
-			return nil
-		}
+	if err := awaitReleased(ctx, dataDir, nil); err != nil {
+		return fmt.Errorf("agent host still running: %w", err)
+	}
+	return nil
+}
+
+// awaitReleased waits until no host holds dataDir's lock, calling waiting (when not nil) with
+// how long it has waited, once a minute.
+func awaitReleased(ctx context.Context, dataDir string, waiting func(time.Duration)) error {
+	start, report := time.Now(), time.Minute
+	for !released(dataDir) {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("agent host still running: %w", ctx.Err())
+			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
+		if waited := time.Since(start); waiting != nil && waited >= report {
+			waiting(waited)
+			report += time.Minute
+		}
 	}
+	return nil
 }
 
 // StartMachineAgent asks the host to run the machine agent of dir. It is remembered, so a
@@ -241,26 +253,17 @@ func (l *Launcher) connect() (net.Conn, error) {
 // errLockTaken says the host just started exited because another held the lock.
 var errLockTaken = errors.New("another agent host holds the lock")
 
-// awaitRelease waits until no host holds the data directory's lock.
+// awaitRelease waits until no host holds the data directory's lock, saying so in the log.
 func (l *Launcher) awaitRelease() error {
 	if released(l.cfg.DataDir) {
 		return nil
 	}
-	start := time.Now()
 	l.cfg.Log.Info("agent host: waiting for the previous one to stop its agents")
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	report := time.Minute
-	for !released(l.cfg.DataDir) {
-		select {
-		case <-l.ctx.Done():
-			return fmt.Errorf("waiting for the previous agent host to stop: %w", l.ctx.Err())
-		case <-tick.C:
-		}
-		if waited := time.Since(start); waited >= report {
-			l.cfg.Log.Warn("agent host: the previous one is still stopping its agents", "waited", waited.Round(time.Second))
-			report += time.Minute
-		}
+	err := awaitReleased(l.ctx, l.cfg.DataDir, func(waited time.Duration) {
+		l.cfg.Log.Warn("agent host: the previous one is still stopping its agents", "waited", waited.Round(time.Second))
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the previous agent host to stop: %w", err)
 	}
 	return nil
 }
@@ -270,6 +273,7 @@ func (l *Launcher) awaitRelease() error {
 func (l *Launcher) awaitHello(exited <-chan struct{}) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.StartTimeout)
 	defer cancel()
+	hostExited := false
 	for {
 		conn, addrs, err := l.hello(ctx)
 		if err == nil {
@@ -285,20 +289,20 @@ func (l *Launcher) awaitHello(exited <-chan struct{}) (net.Conn, error) {
 			l.markUp()
 			return conn, nil
 		}
+		if hostExited {
+			if !released(l.cfg.DataDir) {
+				return nil, errLockTaken
+			}
+			return nil, fmt.Errorf("agent host exited as it started (see %s)", filepath.Join(l.cfg.DataDir, LogFile))
+		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("agent host did not answer within %s (see %s): %w", l.cfg.StartTimeout,
 				filepath.Join(l.cfg.DataDir, LogFile), err)
 		case <-exited:
-			// Another host may have answered meanwhile (started by a launcher beside this one).
-			if conn, _, err := l.hello(ctx); err == nil {
-				l.markUp()
-				return conn, nil
-			}
-			if !released(l.cfg.DataDir) {
-				return nil, errLockTaken
-			}
-			return nil, fmt.Errorf("agent host exited as it started (see %s)", filepath.Join(l.cfg.DataDir, LogFile))
+			// Once more: another host may answer (started by a launcher beside this one).
+			hostExited, exited = true, nil
+			continue
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
