@@ -375,6 +375,7 @@ func (s *statusServer) watchKeys(ctx context.Context, e Entity, req *pb.WatchReq
 	if len(req.Targets) == 0 {
 		return "", nil, apierr.Errorf(apierr.NotValid, "nothing to watch")
 	}
+	keys = make([]state.WatchKey, 0, len(req.Targets)) // held as long as the watch
 	for _, t := range req.Targets {
 		if !s.mayWatch(ctx, e, uuid, t) {
 			return "", nil, errDenied

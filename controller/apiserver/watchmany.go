@@ -69,12 +69,11 @@ type watchMany struct {
 type manyWatch struct {
 	id         int64
 	sub        *state.Subscription
-	cancel     context.CancelFunc // ends sub
-	disconnect func()             // releases the agent's presence; nil: none held
+	disconnect func() // releases the agent's presence; nil: none held
 }
 
 func (mw *manyWatch) release() {
-	mw.cancel()
+	mw.sub.Close()
 	if mw.disconnect != nil {
 		mw.disconnect()
 	}
@@ -158,13 +157,11 @@ func (w *watchMany) start(req *pb.WatchManyRequest) (*manyWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The subscription's own context (a child of the stream's: no goroutine), so that removing
-	// the watch ends it alone.
-	ctx, cancel := context.WithCancel(w.ctx)
-	mw := &manyWatch{id: req.Id, cancel: cancel}
-	mw.sub, err = w.s.hub.SubscribeFunc(ctx, uuid, keys, func() { w.markReady(mw) })
+	// No context of its own: the stream's end closes its every watch (close), and a context
+	// per watch was most of what a watch cost the heap.
+	mw := &manyWatch{id: req.Id}
+	mw.sub, err = w.s.hub.SubscribeFunc(checkCtx, uuid, keys, func() { w.markReady(mw) })
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	// As with Watch, the agent's open watch is what tells status it runs (presence.go).

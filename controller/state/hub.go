@@ -65,10 +65,12 @@ type hubEntry struct {
 type Subscription struct {
 	keys []WatchKey
 
+	m *modelHub // the model it is in; set once subscribed
+
 	// Under the model's lock.
 	pos    []int // pos[i] is where keys[i]'s entry is in the model's index
 	done   bool
-	stop   func() bool // releases the context.AfterFunc that ends the subscription
+	stop   func() bool // releases the context.AfterFunc that ends the subscription (Subscribe's)
 	seq    uint64      // the last event matched
 	filter filter      // the least filtered of its keys that match that event
 
@@ -90,7 +92,7 @@ func (s *State) NewHub(ctx context.Context) *Hub {
 // The subscription ends when ctx ends, when the model's watch fails, or when the subscriber
 // falls too far behind; the subscriber then watches again and re-reads.
 func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (*Subscription, error) {
-	return h.subscribe(ctx, uuid, &Subscription{keys: keys, notify: make(chan struct{}, 1)})
+	return h.subscribe(ctx, uuid, &Subscription{keys: keys, notify: make(chan struct{}, 1)}, true)
 }
 
 // SubscribeFunc is Subscribe for a subscriber that serves many subscriptions from one
@@ -99,11 +101,16 @@ func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (*Sub
 // Take empties its queue) and when it ends; Take then drains it as usual. ready is called
 // with the hub's locks held: it must not block nor call the hub (a non-blocking send, a small
 // lock of its own). Ready and Events are not for these subscriptions.
+//
+// ctx bounds the call only: the subscription lasts until Close (or until the model's watch
+// fails or the subscriber falls behind). A context and an after-func per subscription were
+// two fifths of jujud's live heap at 20,000 units, and every collection marks them.
 func (h *Hub) SubscribeFunc(ctx context.Context, uuid string, keys []WatchKey, ready func()) (*Subscription, error) {
-	return h.subscribe(ctx, uuid, &Subscription{keys: keys, ready: ready})
+	return h.subscribe(ctx, uuid, &Subscription{keys: keys, ready: ready}, false)
 }
 
-func (h *Hub) subscribe(ctx context.Context, uuid string, sub *Subscription) (*Subscription, error) {
+// subscribe registers sub in uuid's hub; endWithCtx: ctx's end also ends the subscription.
+func (h *Hub) subscribe(ctx context.Context, uuid string, sub *Subscription, endWithCtx bool) (*Subscription, error) {
 	sub.pos = make([]int, len(sub.keys))
 	for {
 		if err := h.ctx.Err(); err != nil {
@@ -126,7 +133,10 @@ func (h *Hub) subscribe(ctx context.Context, uuid string, sub *Subscription) (*S
 		// Registered before any event after this point is dispatched: the model's watch either
 		// started after this call's revision or has not dispatched it yet, so nothing is missed.
 		m.add(sub)
-		sub.stop = context.AfterFunc(ctx, func() { m.unsubscribe(sub) })
+		sub.m = m
+		if endWithCtx {
+			sub.stop = context.AfterFunc(ctx, sub.Close)
+		}
 		m.mu.Unlock()
 		return sub, nil
 	}
@@ -238,19 +248,28 @@ func (s *Subscription) end() {
 	close(s.notify)
 }
 
-// add indexes sub's keys; m.mu is held.
+// add indexes sub's keys; m.mu is held. A key others watch too (every unit agent watches its
+// application, the relations, the model) then shares their copy: the subscriber's own becomes
+// garbage, instead of five strings a unit living as long as its agent.
 func (m *modelHub) add(sub *Subscription) {
 	for i, k := range sub.keys {
-		sub.pos[i] = len(m.index[k.Key])
-		m.index[k.Key] = append(m.index[k.Key], hubEntry{sub: sub, key: i})
+		entries := m.index[k.Key]
+		if len(entries) > 0 {
+			first := entries[0]
+			sub.keys[i].Key = first.sub.keys[first.key].Key
+		}
+		sub.pos[i] = len(entries)
+		m.index[k.Key] = append(entries, hubEntry{sub: sub, key: i})
 	}
 	m.subs++
 }
 
-func (m *modelHub) unsubscribe(sub *Subscription) {
+// Close ends the subscription, if it has not ended; its pending events stay for Take.
+func (s *Subscription) Close() {
+	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.drop(sub)
+	m.drop(s)
 }
 
 // drop removes sub and ends it (once); the last subscriber to leave stops the model's watch.

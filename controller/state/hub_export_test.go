@@ -1,5 +1,7 @@
 package state
 
+import "unsafe"
+
 // MatchAttempts is how many index lookups and subscriber entries the hub has looked at.
 func (h *Hub) MatchAttempts() int64 { return h.attempts.Load() }
 
@@ -11,3 +13,6 @@ func (h *Hub) HoldModel(uuid string) (release func()) {
 	m.mu.Lock()
 	return m.mu.Unlock
 }
+
+// KeyData is where the string of the subscription's key i lives.
+func (s *Subscription) KeyData(i int) *byte { return unsafe.StringData(s.keys[i].Key) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +293,54 @@ func TestHubIgnoreOwnWritesSkipsStatusAndScopeChanges(t *testing.T) {
 	}
 	if ev.Revision <= scope.Revision {
 		t.Errorf("the watch ignoring its own writes heard of the status or scope change (revision %d)", ev.Revision)
+	}
+}
+
+// A SubscribeFunc subscription outlives the context of its call (it holds none: WatchMany's
+// thousands of watches each held a context and an after-func) and ends on Close, once; a key
+// others watch too is held once.
+func TestHubSubscribeFuncEndsOnCloseOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	uuid := newModel(t, "")
+	key := state.ModelPrefix(uuid) + "machines/0"
+	hub := st.NewHub(ctx)
+	ready := make(chan struct{}, 1)
+	callCtx, endCall := context.WithCancel(ctx)
+	sub, err := hub.SubscribeFunc(callCtx, uuid, []state.WatchKey{{Key: key}}, func() {
+		select {
+		case ready <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	endCall()
+	if _, err := st.Client().Put(ctx, key, "x"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatal("no event after the call's context ended")
+	}
+	if evs, ok := sub.Take(); len(evs) != 1 || !ok {
+		t.Fatalf("Take = %v, %v; want one event of a live subscription", evs, ok)
+	}
+	// A second subscriber of the same key keeps the first one's copy of it, not its own.
+	again, err := hub.SubscribeFunc(ctx, uuid, []state.WatchKey{{Key: strings.Clone(key)}}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.KeyData(0) != sub.KeyData(0) {
+		t.Error("a key two subscriptions watch is held twice")
+	}
+	again.Close()
+	sub.Close()
+	sub.Close()
+	<-ready // the end is announced
+	if _, ok := sub.Take(); ok {
+		t.Fatal("the subscription did not end on Close")
 	}
 }
