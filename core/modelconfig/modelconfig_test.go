@@ -215,3 +215,19 @@ func TestParseSize(t *testing.T) {
 		t.Error("a bad age accepted")
 	}
 }
+
+// Effective gives what Values shows, as a map: every key, set or default, and this
+// controller's agent version whatever is stored.
+func TestEffectiveIsValuesAsAMap(t *testing.T) {
+	config := map[string]string{"update-status-hook-interval": "10m", AgentVersion: "1.0.0"}
+	got := Effective(config)
+	values := Values(nil, config)
+	if len(got) != len(values) {
+		t.Fatalf("Effective has %d keys, Values %d", len(got), len(values))
+	}
+	for _, v := range values {
+		if got[v.Key.Name] != v.Value {
+			t.Errorf("Effective[%q] = %q, Values says %q", v.Key.Name, got[v.Key.Name], v.Value)
+		}
+	}
+}
