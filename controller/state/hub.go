@@ -104,7 +104,7 @@ func (h *Hub) Subscribe(ctx context.Context, uuid string, keys []WatchKey) (*Sub
 //
 // ctx bounds the call only: the subscription lasts until Close (or until the model's watch
 // fails or the subscriber falls behind). A context and an after-func per subscription were
-// two fifths of jujud's live heap at 20,000 units, and every collection marks them.
+// a fifth of jujud's live heap at 20,000 units, and every collection marks them.
 func (h *Hub) SubscribeFunc(ctx context.Context, uuid string, keys []WatchKey, ready func()) (*Subscription, error) {
 	return h.subscribe(ctx, uuid, &Subscription{keys: keys, ready: ready}, false)
 }
