@@ -21,6 +21,7 @@ type scaleProbe struct {
 	at         time.Time
 	jujudTicks int64 // user + system CPU, in clock ticks, of jujud and its reaped children
 	hostTicks  int64
+	faults     [2]int64 // minor page faults of jujud and of the agent host
 	rssKB      int
 	fds        int
 	logSizes   [2]int64 // where jujud's and the agent host's logs end (scalegc.go)
@@ -36,7 +37,8 @@ func probe() scaleProbe {
 		if pid == 0 {
 			continue
 		}
-		t := cpuTicks(pid)
+		t, faults := procStat(pid)
+		p.faults[i] = faults
 		if i == 0 {
 			p.jujudTicks = t
 		} else {
@@ -52,27 +54,30 @@ func probe() scaleProbe {
 	return p
 }
 
-// cpuTicks is utime + stime + cutime + cstime of /proc/<pid>/stat.
-func cpuTicks(pid int) int64 {
+// procStat reads /proc/<pid>/stat: utime + stime + cutime + cstime, and the minor page
+// faults (on a VM that hands freed memory back to its host, each costs the process tens of
+// microseconds of CPU, so they are part of what a unit costs).
+func procStat(pid int) (ticks, minorFaults int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	f := strings.Fields(s[i+1:])
-	// After the name: state is field 3, utime field 14, so f[11..14] are utime..cstime.
-	var sum int64
-	for _, k := range []int{11, 12, 13, 14} {
-		if k < len(f) {
-			v, _ := strconv.ParseInt(f[k], 10, 64)
-			sum += v
+	// After the name: state is field 3, minflt field 10, utime field 14, so f[7] is minflt
+	// and f[11..14] are utime..cstime.
+	field := func(k int) int64 {
+		if k >= len(f) {
+			return 0
 		}
+		v, _ := strconv.ParseInt(f[k], 10, 64)
+		return v
 	}
-	return sum
+	return field(11) + field(12) + field(13) + field(14), field(7)
 }
 
 func (p scaleProbe) cores(since scaleProbe) float64 {
@@ -204,6 +209,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	}
 	first := p1.jujudTicks - p0.jujudTicks
 	firstGC := gcBetween(p0, p1)
+	firstFaults := faultsBetween(p0, p1)
 	firstAll := first + p1.hostTicks - p0.hostTicks
 	deployTime := p1.at.Sub(p0.at)
 	fmt.Fprintf(os.Stderr, "scale: 1,000 units idle after %s\n", fmtDur(deployTime))
@@ -250,12 +256,13 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			return fmt.Errorf("%d units: %w", have, err)
 		}
 		deployTime += p3.at.Sub(p2.at)
-		lastBatch = batchCost{units: k, jujud: p3.jujudTicks - p2.jujudTicks, gc: gcBetween(p2, p3)}
+		lastBatch = batchCost{units: k, jujud: p3.jujudTicks - p2.jujudTicks, gc: gcBetween(p2, p3), faults: faultsBetween(p2, p3)}
 	}
 
 	// The last 1,000, measured.
 	var last, lastAll int64
 	var lastGC [2]gcSummary
+	var lastFaults [2]int64
 	if stopped == "" && room(1000) {
 		p4 := probe()
 		if _, err := juju("add-unit", app, "-n", "1000", "-m", model); err != nil {
@@ -268,6 +275,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		}
 		last = p5.jujudTicks - p4.jujudTicks
 		lastGC = gcBetween(p4, p5)
+		lastFaults = faultsBetween(p4, p5)
 		lastAll = last + p5.hostTicks - p4.hostTicks
 		deployTime += p5.at.Sub(p4.at)
 	}
@@ -342,6 +350,9 @@ func measureScale(n, batch int, growFor time.Duration) error {
 			size, firstGC[0], firstGC[1], lastGC[0], lastGC[1]))
 	}
 	notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the idle window: jujud %s, the agent host %s.", size, idleGC[0], idleGC[1]))
+	if last != 0 {
+		notes = append(notes, faultsNote(size, firstFaults, lastFaults, lastBatch))
+	}
 	if lastBatch.units > 0 {
 		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the last add-unit -n %s: jujud %s.",
 			size, thousands(float64(lastBatch.units)), lastBatch.gc[0]))
@@ -423,9 +434,31 @@ func fmtSecs(d time.Duration) string { return fmt.Sprintf("%.0f s", d.Seconds())
 
 // batchCost is what one add-unit call of the growing phase cost jujud, until all idle.
 type batchCost struct {
-	units int
-	jujud int64 // clock ticks
-	gc    [2]gcSummary
+	units  int
+	jujud  int64 // clock ticks
+	gc     [2]gcSummary
+	faults [2]int64
+}
+
+// faultsBetween is each process's minor page faults between two probes.
+func faultsBetween(from, to scaleProbe) [2]int64 {
+	return [2]int64{to.faults[0] - from.faults[0], to.faults[1] - from.faults[1]}
+}
+
+// faultsNote says how many minor page faults a unit cost each process in the measured windows.
+func faultsNote(size string, first, last [2]int64, batch batchCost) string {
+	per := func(f int64, units int) string {
+		if units == 0 {
+			return "not measured"
+		}
+		return thousands(float64(f) / float64(units))
+	}
+	window := func(what string, f [2]int64, units int) string {
+		return fmt.Sprintf("%s, jujud %s and the agent host %s", what, per(f[0], units), per(f[1], units))
+	}
+	return fmt.Sprintf("Scale, %s units: minor page faults per added unit (their cost is part of the CPU above; on a VM whose freed memory goes back to its host each is dear): %s; %s; %s.",
+		size, window("the first 1,000", first, 1000), window("the last 1,000", last, 1000),
+		window(fmt.Sprintf("the last add-unit -n %s", thousands(float64(batch.units))), batch.faults, batch.units))
 }
 
 // row compares the batch's CPU per unit with the first 1,000's (first ticks for 1,000 units).
