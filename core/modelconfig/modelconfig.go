@@ -275,19 +275,25 @@ func Values(defaults, config map[string]string) []Value {
 	var out []Value
 	for _, name := range Keys() {
 		k := keys[name]
-		v := Value{Key: k, Value: k.Default, Source: SourceDefault}
-		if set, ok := defaults[name]; ok {
-			v.Value, v.Source = set, SourceController
-		}
-		if set, ok := config[name]; ok {
-			v.Value, v.Source = set, SourceModel
-		}
-		if name == AgentVersion {
-			v.Value, v.Source = version.Juju, SourceModel
-		}
-		out = append(out, v)
+		value, source := inEffect(k, defaults, config)
+		out = append(out, Value{Key: k, Value: value, Source: source})
 	}
 	return out
+}
+
+// inEffect is k's value and where it comes from: the model, else the controller's defaults,
+// else Juju's default; the agent version is always this controller's.
+func inEffect(k Key, defaults, config map[string]string) (value, source string) {
+	if k.Name == AgentVersion {
+		return version.Juju, SourceModel
+	}
+	if set, ok := config[k.Name]; ok {
+		return set, SourceModel
+	}
+	if set, ok := defaults[k.Name]; ok {
+		return set, SourceController
+	}
+	return k.Default, SourceDefault
 }
 
 // Inherit is a model's configuration as set, with the controller's model defaults for the
@@ -308,13 +314,8 @@ func Inherit(defaults, config map[string]string) map[string]string {
 func Effective(config map[string]string) map[string]string {
 	out := make(map[string]string, len(keys))
 	for name, k := range keys {
-		v, ok := config[name]
-		if !ok {
-			v = k.Default
-		}
-		out[name] = v
+		out[name], _ = inEffect(k, nil, config)
 	}
-	out[AgentVersion] = version.Juju
 	return out
 }
 
