@@ -197,8 +197,12 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	}
 	charm := mustHookless(app)
 	load0 := loadAvg()
+	work := newSpeedWork(16 << 20)
+	var firstSpeed, lastSpeed windowSpeed
 
 	// 0 → 1,000, measured.
+	firstSpeed.before = work.sample(5)
+	s0 := readCPUStat()
 	p0 := probe()
 	if _, err := juju("deploy", charm, "-n", "1000", "-m", model); err != nil {
 		return err
@@ -207,6 +211,8 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("first 1,000 units: %w", err)
 	}
+	firstSpeed.steal = stealShare(s0, readCPUStat())
+	firstSpeed.after = work.sample(5)
 	first := p1.jujudTicks - p0.jujudTicks
 	firstGC := gcBetween(p0, p1)
 	firstFaults := faultsBetween(p0, p1)
@@ -264,6 +270,8 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	var lastGC [2]gcSummary
 	var lastFaults [2]int64
 	if stopped == "" && room(1000) {
+		lastSpeed.before = work.sample(5)
+		s4 := readCPUStat()
 		p4 := probe()
 		if _, err := juju("add-unit", app, "-n", "1000", "-m", model); err != nil {
 			return err
@@ -273,6 +281,8 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		if err != nil {
 			return fmt.Errorf("last 1,000 units: %w", err)
 		}
+		lastSpeed.steal = stealShare(s4, readCPUStat())
+		lastSpeed.after = work.sample(5)
 		last = p5.jujudTicks - p4.jujudTicks
 		lastGC = gcBetween(p4, p5)
 		lastFaults = faultsBetween(p4, p5)
@@ -352,6 +362,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the idle window: jujud %s, the agent host %s.", size, idleGC[0], idleGC[1]))
 	if last != 0 {
 		notes = append(notes, faultsNote(size, firstFaults, lastFaults, lastBatch))
+		notes = append(notes, speedNote(size, firstSpeed, lastSpeed, float64(last)/float64(max(first, 1))))
 	}
 	if lastBatch.units > 0 {
 		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the last add-unit -n %s: jujud %s.",

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // procStat reads this process's own page faults: touching fresh memory adds some.
@@ -29,6 +30,58 @@ func TestFaultsNote(t *testing.T) {
 		"the last add-unit -n 0, jujud not measured"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("faultsNote = %q; want it to say %q", got, want)
+		}
+	}
+}
+
+// The fixed work takes CPU of both kinds, and the walk visits every slot of its chain once a cycle.
+func TestSpeedWorkSample(t *testing.T) {
+	w := newSpeedWork(1 << 12)
+	at, seen := uint32(0), map[uint32]bool{}
+	for range len(w.chain) {
+		seen[at] = true
+		at = w.chain[at]
+	}
+	if at != 0 || len(seen) != len(w.chain) {
+		t.Errorf("the chain is not one cycle through all %d slots: %d seen, back at %d", len(w.chain), len(seen), at)
+	}
+	s := w.sample(3)
+	if s.compute <= 0 || s.memory <= 0 {
+		t.Errorf("sample = %+v; want both kinds of work to take CPU", s)
+	}
+}
+
+// /proc/stat's first line gives the machine's CPU and its steal; steal is a share of what passed.
+func TestCPUStatSteal(t *testing.T) {
+	from := parseCPUStat("cpu  100 0 50 800 10 0 5 35 0 0")
+	to := parseCPUStat("cpu  200 0 100 1500 20 0 10 70 7 0")
+	if from != (cpuStat{total: 1000, steal: 35}) {
+		t.Errorf("parseCPUStat = %+v; want total 1000, steal 35", from)
+	}
+	if got := stealShare(from, to); got != 35.0/900 {
+		t.Errorf("stealShare = %v; want %v", got, 35.0/900)
+	}
+	if got := stealShare(to, to); got != 0 {
+		t.Errorf("stealShare of no time = %v; want 0", got)
+	}
+	if got := parseCPUStat("cpu0 1 2 3"); got != (cpuStat{}) {
+		t.Errorf("parseCPUStat of another line = %+v; want zero", got)
+	}
+	if live := readCPUStat(); live.total <= 0 {
+		t.Errorf("readCPUStat = %+v; want this machine's CPU time", live)
+	}
+}
+
+// The speed note gives both windows' times and jujud's ratio at the first window's speed.
+func TestSpeedNote(t *testing.T) {
+	ms := time.Millisecond
+	first := windowSpeed{before: speedSample{compute: 40 * ms, memory: 100 * ms}, after: speedSample{compute: 40 * ms, memory: 100 * ms}, steal: 0.01}
+	last := windowSpeed{before: speedSample{compute: 44 * ms, memory: 140 * ms}, after: speedSample{compute: 44 * ms, memory: 140 * ms}, steal: 0.05}
+	got := speedNote("100,000", first, last, 1.68)
+	for _, want := range []string{"the first 1,000, 40.00 ms and 100.00 ms", "the last 1,000, 44.00 ms and 140.00 ms",
+		"cost 1.10× and 1.40× at the end", "1.0 % and 5.0 %", "1.53× by the hashing, 1.20× by the walk"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("speedNote = %q; want it to say %q", got, want)
 		}
 	}
 }
