@@ -354,6 +354,9 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		"or every 20 times what its last status call took when that is longer). Idle CPU is the average over %s of nothing to do, "+
 		"5 s after the last unit went idle. The machine's 1-minute load average at the start was %.1f on %d cores.",
 		size, fmtSecs(idleWindow), load0, runtime.NumCPU()))
+	if note := journalNote(data); note != "" {
+		notes = append(notes, note)
+	}
 	if last != 0 {
 		notes = append(notes, fmt.Sprintf("Scale, %s units: the collections in the two measured windows (from the runtime's gctrace lines in the processes' logs; "+
 			"their CPU is part of the figures above): the first 1,000 units, jujud %s, the agent host %s; the last 1,000, jujud %s, the agent host %s.",

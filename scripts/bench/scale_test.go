@@ -85,3 +85,32 @@ func TestSpeedNote(t *testing.T) {
 		}
 	}
 }
+
+// The mount that holds a path is the longest mount point over it, the later of two at one point.
+func TestMountOf(t *testing.T) {
+	info := strings.Join([]string{
+		"21 26 0:20 / /proc rw,relatime - proc proc rw",
+		"26 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
+		"30 26 0:30 / /tmp rw - tmpfs tmpfs rw",
+		"31 26 7:0 / /var/lib/with\\040space rw - ext4 /dev/loop0 rw",
+		"32 30 0:31 / /tmp rw - ext4 /dev/vdb rw",
+		"garbage",
+	}, "\n")
+	for _, tc := range []struct{ path, source, fsType string }{
+		{"/home/x", "/dev/vda", "ext4"},
+		{"/", "/dev/vda", "ext4"},
+		{"/tmp/juju-bench-1", "/dev/vdb", "ext4"},
+		{"/tmpfoo", "/dev/vda", "ext4"},
+		{"/var/lib/with space/data", "/dev/loop0", "ext4"},
+		{"/proc/self", "proc", "proc"},
+	} {
+		source, fsType := mountOf(strings.NewReader(info), tc.path)
+		if source != tc.source || fsType != tc.fsType {
+			t.Errorf("mountOf(%q) = %q, %q; want %q, %q", tc.path, source, fsType, tc.source, tc.fsType)
+		}
+	}
+	// On this machine the note is either empty or names the device.
+	if note := journalNote(os.TempDir()); note != "" && !strings.Contains(note, "/dev/") {
+		t.Errorf("journalNote = %q; want it to name the device", note)
+	}
+}
