@@ -8,36 +8,21 @@ import (
 	"strings"
 )
 
-// The collector's target when GOGC is not set, above Go's default of 100: a heap may grow to
-// three times what is live (the agent host) or four times (the controller) before the next
-// collection. Both processes keep a large live heap (the store's index and the agents'
-// watches; an agent's state per unit) and allocate a little for every call, so collection was
-// a sixth of their CPU during a deploy; at 200 a 4,000-unit deploy cost them 16 % less CPU, for
-// a third more heap. The controller goes further: at 100,000 units its collections were a fifth
-// of its CPU near the end of the deploy (a gigabyte live, marked every gigabyte or two
-// allocated), and its heap is half the agent host's, so its memory buys the most CPU (issue 16).
-const (
-	gcPercent           = 200
-	controllerGCPercent = 300
-)
+// gcPercent is the collector's target in jujud and the agent host when GOGC is not set: a heap
+// may grow to three times what is live before the next collection, not Go's default two. Both
+// processes keep a large live heap (the store's index, an agent's state per unit) and allocate
+// a little for every call, so collection was a sixth of their CPU during a deploy; at 200 a
+// 4,000-unit deploy cost them 16 % less CPU, for a third more heap (issue 16).
+const gcPercent = 200
 
-// gcPercentFor is the target of the process that args (jujud's arguments) start: the agent
-// host (`jujud agents`) or the controller.
-func gcPercentFor(args []string) int {
-	if len(args) > 0 && args[0] == "agents" {
-		return gcPercent
-	}
-	return controllerGCPercent
-}
-
-// gcSettings decides the collector's target (target unless GOGC is set) and soft memory limit from the environment (GOGC
+// gcSettings decides the collector's target and soft memory limit from the environment (GOGC
 // and GOMEMLIMIT, which the runtime has already applied and are left as they are) and the
 // machine's memory in bytes (0: unknown). The limit, half the machine's memory, is a backstop
 // for the larger target: a heap that nears it is collected sooner, whatever gcPercent says.
 // A limit of 0 or a percent of 0 means leave it.
-func gcSettings(getenv func(string) string, memTotal int64, target int) (percent int, limit int64) {
+func gcSettings(getenv func(string) string, memTotal int64) (percent int, limit int64) {
 	if getenv("GOGC") == "" {
-		percent = target
+		percent = gcPercent
 	}
 	if getenv("GOMEMLIMIT") == "" && memTotal > 0 {
 		limit = memTotal / 2
@@ -45,9 +30,9 @@ func gcSettings(getenv func(string) string, memTotal int64, target int) (percent
 	return percent, limit
 }
 
-// tuneGC applies gcSettings to this process, which args start.
-func tuneGC(args []string) {
-	percent, limit := gcSettings(os.Getenv, memTotalBytes(), gcPercentFor(args))
+// tuneGC applies gcSettings to this process.
+func tuneGC() {
+	percent, limit := gcSettings(os.Getenv, memTotalBytes())
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}

@@ -26,29 +26,10 @@ func TestGCSettingsRaiseTheTargetUnlessGOGCIsSet(t *testing.T) {
 		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "4GiB"}, 24 << 30, gcPercent, 0},
 		{"memory unknown", nil, 0, gcPercent, 0},
 	} {
-		percent, limit := gcSettings(env(tc.vars), tc.mem, gcPercent)
+		percent, limit := gcSettings(env(tc.vars), tc.mem)
 		if percent != tc.wantPercent || limit != tc.wantLimit {
 			t.Errorf("%s: got %d, %d; want %d, %d", tc.name, percent, limit, tc.wantPercent, tc.wantLimit)
 		}
-	}
-}
-
-// The controller collects at a higher target than the agent host (issue 16).
-func TestGCPercentForEachProcess(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want int
-	}{
-		{nil, controllerGCPercent},
-		{[]string{"--data-dir", "/var/lib/jujud"}, controllerGCPercent},
-		{[]string{"agents", "--data-dir", "/var/lib/jujud"}, gcPercent},
-	} {
-		if got := gcPercentFor(tc.args); got != tc.want {
-			t.Errorf("gcPercentFor(%q) = %d; want %d", tc.args, got, tc.want)
-		}
-	}
-	if controllerGCPercent <= gcPercent {
-		t.Errorf("the controller's target %d is not above the agent host's %d", controllerGCPercent, gcPercent)
 	}
 }
 

@@ -25,7 +25,7 @@ func main() {
 	if code, ran := hooktool.RunIfTool(); ran {
 		os.Exit(code)
 	}
-	tuneGC(os.Args[1:])
+	tuneGC()
 	stopProfile := startProfile()
 	code := run(os.Args[1:])
 	stopProfile()
