@@ -198,11 +198,10 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	charm := mustHookless(app)
 	load0 := loadAvg()
 	work := newSpeedWork(16 << 20)
-	var firstSpeed, lastSpeed windowSpeed
+	var lastSpeed windowSpeed
 
 	// 0 → 1,000, measured.
-	firstSpeed.before = work.sample(5)
-	s0 := readCPUStat()
+	endFirstSpeed := work.around()
 	p0 := probe()
 	if _, err := juju("deploy", charm, "-n", "1000", "-m", model); err != nil {
 		return err
@@ -211,8 +210,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("first 1,000 units: %w", err)
 	}
-	firstSpeed.steal = stealShare(s0, readCPUStat())
-	firstSpeed.after = work.sample(5)
+	firstSpeed := endFirstSpeed()
 	first := p1.jujudTicks - p0.jujudTicks
 	firstGC := gcBetween(p0, p1)
 	firstFaults := faultsBetween(p0, p1)
@@ -270,8 +268,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 	var lastGC [2]gcSummary
 	var lastFaults [2]int64
 	if stopped == "" && room(1000) {
-		lastSpeed.before = work.sample(5)
-		s4 := readCPUStat()
+		endLastSpeed := work.around()
 		p4 := probe()
 		if _, err := juju("add-unit", app, "-n", "1000", "-m", model); err != nil {
 			return err
@@ -281,8 +278,7 @@ func measureScale(n, batch int, growFor time.Duration) error {
 		if err != nil {
 			return fmt.Errorf("last 1,000 units: %w", err)
 		}
-		lastSpeed.steal = stealShare(s4, readCPUStat())
-		lastSpeed.after = work.sample(5)
+		lastSpeed = endLastSpeed()
 		last = p5.jujudTicks - p4.jujudTicks
 		lastGC = gcBetween(p4, p5)
 		lastFaults = faultsBetween(p4, p5)

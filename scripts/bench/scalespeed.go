@@ -126,6 +126,20 @@ type windowSpeed struct {
 	steal         float64
 }
 
+// around starts watching the machine around a window: the fixed work timed and /proc/stat read
+// now; the returned func reads /proc/stat and times the work again, when the window ends.
+func (w *speedWork) around() (end func() windowSpeed) {
+	before, from := w.sample(speedReps), readCPUStat()
+	return func() windowSpeed {
+		steal := stealShare(from, readCPUStat())
+		return windowSpeed{before: before, after: w.sample(speedReps), steal: steal}
+	}
+}
+
+// speedReps is how many times each kind of work is timed on each side of a window (the median
+// is kept).
+const speedReps = 5
+
 // memory is the mean of the memory walk's times before and after the window.
 func (w windowSpeed) memory() time.Duration { return (w.before.memory + w.after.memory) / 2 }
 
@@ -135,8 +149,8 @@ func (w windowSpeed) compute() time.Duration { return (w.before.compute + w.afte
 // ratio would be at the first window's speed (the memory walk's, the kind of work that moved most
 // in earlier runs; both are given).
 func speedNote(size string, first, last windowSpeed, jujudRatio float64) string {
-	ratio := func(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) }
-	mem, comp := ratio(last.memory(), first.memory()), ratio(last.compute(), first.compute())
+	times := func(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) }
+	mem, comp := times(last.memory(), first.memory()), times(last.compute(), first.compute())
 	return fmt.Sprintf("Scale, %s units: the machine's own speed, fixed work timed in the bench's own thread before and after each measured window "+
 		"(hashing 64 MiB; a walk of 1 Mi steps through a 64 MiB random chain): the first 1,000, %s and %s; the last 1,000, %s and %s, "+
 		"so the same work cost %.2f× and %.2f× at the end. The hypervisor kept %.1f %% and %.1f %% of the CPU (steal) in the two windows. "+
