@@ -18,12 +18,18 @@ import (
 	"github.com/jujuclone/juju/controller/daemon"
 	"github.com/jujuclone/juju/core/fdlimit"
 	"github.com/jujuclone/juju/core/version"
+	"github.com/jujuclone/juju/internal/timerslack"
 )
 
 func main() {
 	// Run under a hook tool's name (a symlink on a hook's PATH), jujud is that tool.
 	if code, ran := hooktool.RunIfTool(); ran {
 		os.Exit(code)
+	}
+	// The controller and the agent host sleep with a millisecond's slack (internal/timerslack);
+	// this may execute the binary again, before anything else is done.
+	if err := timerslack.Ensure(timerslack.Daemon); err != nil {
+		fmt.Fprintf(os.Stderr, "WARNING %v\n", err)
 	}
 	tuneGC()
 	stopProfile := startProfile()

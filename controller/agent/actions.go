@@ -25,6 +25,7 @@ import (
 	"github.com/jujuclone/juju/core/actions/paramschema"
 	"github.com/jujuclone/juju/core/charm"
 	"github.com/jujuclone/juju/core/status"
+	"github.com/jujuclone/juju/internal/timerslack"
 )
 
 // A receiver's tasks: the unit agent runs its unit's actions and juju exec commands one at a
@@ -180,7 +181,7 @@ func runProc(ctx context.Context, abort <-chan struct{}, p procSpec) procResult 
 		stdout.tee, stderr.tee = outLog, errLog
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
+	if err := timerslack.Start(cmd); err != nil {
 		return procResult{startErr: err}
 	}
 	waited := make(chan struct{})

@@ -18,6 +18,7 @@ import (
 	"github.com/jujuclone/juju/controller/agent/hooktool"
 	"github.com/jujuclone/juju/core/modelconfig"
 	"github.com/jujuclone/juju/core/version"
+	"github.com/jujuclone/juju/internal/timerslack"
 )
 
 // DefaultHookTimeout is how long a hook may run before it is killed and reported as failed.
@@ -78,7 +79,7 @@ func (a *unitAgent) execHook(ctx context.Context, h *hookSpec, env func() []stri
 	stdout := &lineLogger{log: a.log, level: "DEBUG", module: module}
 	stderr := &lineLogger{log: a.log, level: "WARNING", module: module}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err = cmd.Run()
+	err = timerslack.Run(cmd)
 	stdout.flush()
 	stderr.flush()
 	switch {

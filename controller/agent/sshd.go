@@ -24,6 +24,7 @@ import (
 
 	pb "github.com/jujuclone/juju/api/jujupb/v1"
 	"github.com/jujuclone/juju/internal/atomicfile"
+	"github.com/jujuclone/juju/internal/timerslack"
 )
 
 // The ssh server of a machine, as Juju gives every machine one: Debian's OpenSSH sshd, bound to
@@ -534,7 +535,7 @@ func startSSHD(sshd, configPath, logPath string, port int, account *machineAccou
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := timerslack.Start(cmd); err != nil {
 		logw.Close()
 		return nil, fmt.Errorf("starting %s: %w", sshd, err)
 	}
