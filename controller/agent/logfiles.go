@@ -9,8 +9,10 @@ import (
 )
 
 // maxOpenLogs bounds the log files the process keeps open: the agents writing now (hooks
-// running, units deploying), never one per agent.
-const maxOpenLogs = 16
+// running, units deploying), never one per agent. It is above the agents working at once
+// (maxBusyAgents): at 16, the 64 agents of a big deploy took turns with the files, and each
+// unit's machine.log and unit.log were opened five or six times (issue 16).
+const maxOpenLogs = 2 * maxBusyAgents
 
 // sharedLogs writes every agent log file of the process.
 var sharedLogs = newLogFiles(maxOpenLogs)

@@ -118,8 +118,9 @@ func (h *host) accept(ctx context.Context, lis net.Listener) {
 	}
 }
 
-// serve answers one request; a hello stays open until the host stops, so the controller
-// learns at once when the host is gone.
+// serve answers the requests of a connection, one after another, until the controller closes
+// it (the launcher keeps a few open between requests) or the host stops; a hello stays open
+// until the host stops, so the controller learns at once when the host is gone.
 func (h *host) serve(ctx context.Context, conn net.Conn) {
 	// Only the controller's user: hooks run as users of their own, and must not start or
 	// stop agents.
@@ -127,12 +128,25 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 		h.cfg.Log.Warn("agent host: refused a caller", "uid", uid, "err", err)
 		return
 	}
+	// A connection waiting for its next request must not hold the host's stop up.
+	defer context.AfterFunc(ctx, func() { conn.Close() })()
+	r := bufio.NewReader(conn)
+	// The first request comes at once; later ones when the controller has one.
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var req request
-	if err := readMsg(bufio.NewReader(conn), &req); err != nil {
-		return
+	for {
+		var req request
+		if err := readMsg(r, &req); err != nil {
+			return
+		}
+		_ = conn.SetReadDeadline(time.Time{})
+		if !h.answer(ctx, conn, req) {
+			return
+		}
 	}
-	_ = conn.SetReadDeadline(time.Time{})
+}
+
+// answer carries out one request and answers it; false when the connection ends with it.
+func (h *host) answer(ctx context.Context, conn net.Conn, req request) bool {
 	var resp response
 	switch req.Op {
 	case opHello:
@@ -140,15 +154,12 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 		resp.PID, resp.APIAddrs = os.Getpid(), h.addrs
 		h.addrsMu.Unlock()
 		if writeMsg(conn, resp) != nil {
-			return
+			return false
 		}
-		closed := make(chan struct{})
-		go func() { _, _ = conn.Read(make([]byte, 1)); close(closed) }()
-		select {
-		case <-ctx.Done():
-		case <-closed:
-		}
-		return
+		// Held open: the read ends when the controller goes, or when the host stops (serve
+		// closes the connection).
+		_, _ = conn.Read(make([]byte, 1))
+		return false
 	case opStart:
 		if err := h.checkDir(req.Dir); err != nil {
 			resp.Error = err.Error()
@@ -178,11 +189,14 @@ func (h *host) serve(ctx context.Context, conn net.Conn) {
 		}
 	case opShutdown:
 		h.cfg.Log.Info("agent host: shutting down at the controller's request")
+		// Answered first: stopping closes every connection (serve).
+		_ = writeMsg(conn, resp)
 		h.stop()
+		return false
 	default:
 		resp.Error = fmt.Sprintf("unknown request %q", req.Op)
 	}
-	_ = writeMsg(conn, resp)
+	return writeMsg(conn, resp) == nil
 }
 
 // checkDir keeps requests to directories of this controller.

@@ -1,15 +1,18 @@
 package host
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -163,5 +166,105 @@ func TestLauncherReportsAHostThatExits(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "agent host exited as it started (see "+filepath.Join(dir, LogFile)+")") {
 		t.Fatalf("launcher: %v", err)
+	}
+}
+
+// fakeHost answers the launcher on dir's socket as a host would, counting the connections it
+// accepts; onePerConn answers one request per connection and closes it, as hosts before kept
+// connections did (one may still run beside a newer controller).
+func fakeHost(t *testing.T, dir string, onePerConn bool) (accepted *atomic.Int64) {
+	t.Helper()
+	lis, err := net.Listen("unix", socketName(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lis.Close() })
+	accepted = new(atomic.Int64)
+	go func() {
+		for {
+			conn, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() {
+				defer conn.Close()
+				r := bufio.NewReader(conn)
+				for {
+					var req request
+					if readMsg(r, &req) != nil {
+						return
+					}
+					if writeMsg(conn, response{PID: 1}) != nil {
+						return
+					}
+					if req.Op == opHello {
+						_, _ = conn.Read(make([]byte, 1))
+						return
+					}
+					if onePerConn {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return accepted
+}
+
+// Requests one after another go on one kept connection (besides the hello held open); to a
+// host that answers one request per connection, each goes on a new one, and none fails.
+func TestLauncherKeepsConnections(t *testing.T) {
+	for _, onePerConn := range []bool{false, true} {
+		dir := t.TempDir()
+		accepted := fakeHost(t, dir, onePerConn)
+		l, err := NewLauncher(context.Background(), LauncherConfig{DataDir: dir, Command: []string{"/nonexistent"}, Log: quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const requests = 10
+		for i := range requests {
+			if err := l.CheckFiles(context.Background()); err != nil {
+				t.Fatalf("one request per connection %v: request %d: %v", onePerConn, i, err)
+			}
+		}
+		want := int64(2)
+		if onePerConn {
+			want = 1 + requests
+		}
+		if got := accepted.Load(); got != want {
+			t.Errorf("one request per connection %v: %d connections for a hello and %d requests, want %d", onePerConn, got, requests, want)
+		}
+		l.Close()
+	}
+}
+
+// A connection the launcher keeps open between requests does not hold up the host's stop.
+func TestHostStopsWithAKeptConnection(t *testing.T) {
+	dir := t.TempDir()
+	done, serveErr := serve(t, dir)
+	l, err := NewLauncher(context.Background(), LauncherConfig{DataDir: dir, Command: []string{"/nonexistent"}, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.CheckFiles(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.kept) != 1 {
+		t.Fatalf("%d connections kept after a request, want 1", len(l.kept))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Shutdown(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		if *serveErr != nil {
+			t.Fatalf("host ended with %v", *serveErr)
+		}
+	case <-ctx.Done():
+		t.Fatal("host still running with a kept connection open")
 	}
 }

@@ -5,7 +5,8 @@
 // machine would cost about 10 MB each (10 GB at 1,000 machines), where one host adds a few
 // goroutines per agent. The host outlives the controller: killing or restarting jujud stops no
 // hook; the agents wait for the API to come back and go on. The controller talks to the host
-// over a unix socket only its own user may use, in one-line JSON requests.
+// over a unix socket only its own user may use, in one-line JSON requests, on a few connections
+// it keeps open from one request to the next.
 package host
 
 import (
