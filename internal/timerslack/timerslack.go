@@ -51,7 +51,8 @@ func Ensure(want time.Duration) error {
 		// Set before the exec: its children (hooks among them) must not see it.
 		return os.Unsetenv(reexecEnv)
 	}
-	if cur, err := Current(); err != nil || cur >= want {
+	cur, err := Current()
+	if err != nil || cur >= want {
 		return err
 	}
 	exe, err := os.Executable()
@@ -64,7 +65,7 @@ func Ensure(want time.Duration) error {
 		return err
 	}
 	err = syscall.Exec(exe, os.Args, append(os.Environ(), reexecEnv+"=1"))
-	_ = set(Default) // still this process: leave the thread as it was
+	_ = set(cur) // still this process: leave the thread as it was
 	return fmt.Errorf("executing %s again with a timer slack of %s: %w", exe, want, err)
 }
 
