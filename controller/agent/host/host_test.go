@@ -87,22 +87,12 @@ func TestHostIsAloneAndStopsWhenAsked(t *testing.T) {
 	}
 	l.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := Shutdown(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-		if *serveErr != nil {
-			t.Fatalf("host ended with %v", *serveErr)
-		}
-	case <-ctx.Done():
-		t.Fatal("host still running after shutdown")
-	}
+	shutdownAndWait(t, dir, done, serveErr, "after shutdown")
 	if _, err := os.Stat(filepath.Join(dir, PIDFile)); !os.IsNotExist(err) {
 		t.Errorf("pid file left: %v", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if err := Shutdown(ctx, dir); err != nil {
 		t.Errorf("shutdown without a host: %v", err)
 	}
@@ -194,5 +184,24 @@ func TestCheckFilesAnswersForTheHost(t *testing.T) {
 			}
 		}
 		l.Close()
+	}
+}
+
+// shutdownAndWait asks the host serving dir to stop and fails the test unless it ends, without
+// error, within 10 s; when says what was so if it did not.
+func shutdownAndWait(t *testing.T, dir string, done <-chan struct{}, serveErr *error, when string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Shutdown(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		if *serveErr != nil {
+			t.Fatalf("host ended with %v", *serveErr)
+		}
+	case <-ctx.Done():
+		t.Fatal("host still running " + when)
 	}
 }

@@ -254,17 +254,5 @@ func TestHostStopsWithAKeptConnection(t *testing.T) {
 	if len(l.kept) != 1 {
 		t.Fatalf("%d connections kept after a request, want 1", len(l.kept))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := Shutdown(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-		if *serveErr != nil {
-			t.Fatalf("host ended with %v", *serveErr)
-		}
-	case <-ctx.Done():
-		t.Fatal("host still running with a kept connection open")
-	}
+	shutdownAndWait(t, dir, done, serveErr, "with a kept connection open")
 }
